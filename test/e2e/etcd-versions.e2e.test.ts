@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { until } from '../helpers/kv.js';
 
 const dirs = etcdLadderDirs();
@@ -11,9 +11,9 @@ const dirs = etcdLadderDirs();
  * code reads per version (recorded here so a new release that changes a shape fails loudly).
  */
 describe.runIf(dirs)('real etcd 3.2 … 3.7 (the ladder binaries: 1-member clusters on loopback)', () => {
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
   });
 
   const releases = [
@@ -31,14 +31,14 @@ describe.runIf(dirs)('real etcd 3.2 … 3.7 (the ladder binaries: 1-member clust
   it.each(releases)(
     'etcd $minor: starts, puts and gets through etcdctl, and /version + /health have its shape',
     async (r) => {
-      const c = await realCluster({ size: 1 });
+      const c = await startCluster({ members: 'real', size: 1 });
       clusters.push(c);
       const m = c.members[0]!;
-      c.start(m, r.dir);
+      c.real.start(m, r.dir);
       await until(
         () => {
           try {
-            c.etcdctl(r.dir, ['get', 'probe']);
+            c.real.etcdctl(r.dir, ['get', 'probe']);
             return true;
           } catch {
             return false;
@@ -47,8 +47,8 @@ describe.runIf(dirs)('real etcd 3.2 … 3.7 (the ladder binaries: 1-member clust
         120_000,
         `etcd ${r.minor} healthy`,
       );
-      c.etcdctl(r.dir, ['put', 'ladder/key', `value-${r.minor}`]);
-      expect(c.etcdctl(r.dir, ['get', 'ladder/key', '--print-value-only']).trim()).toBe(`value-${r.minor}`);
+      c.real.etcdctl(r.dir, ['put', 'ladder/key', `value-${r.minor}`]);
+      expect(c.real.etcdctl(r.dir, ['get', 'ladder/key', '--print-value-only']).trim()).toBe(`value-${r.minor}`);
 
       const version = (await (await fetch(`${m.clientUrl}/version`)).json()) as Record<string, string>;
       if (typeof r.version === 'string') expect(version.etcdserver).toBe(r.version);
@@ -84,7 +84,7 @@ describe.runIf(dirs)('real etcd 3.2 … 3.7 (the ladder binaries: 1-member clust
         const kvs = ((await range.json()) as { kvs?: { value: string }[] }).kvs ?? [];
         expect(Buffer.from(kvs[0]?.value ?? '', 'base64').toString()).toBe(`value-${r.minor}`);
       }
-      c.destroy();
+      await c.destroy();
     },
     180_000,
   );

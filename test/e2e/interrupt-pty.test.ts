@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireProgram } from '../helpers/e2e.js';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
 import { PtySession, SCRIPT, type PtyOptions } from '../helpers/pty.js';
 import { useTrackerMock } from '../helpers/tracker.js';
 import type { TestState } from '../helpers/mock.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 /**
  * The built binary on a real pseudo-terminal, interrupted the way a person does it: the Ctrl-C key
@@ -31,16 +32,14 @@ afterEach(() => {
 });
 
 describe.runIf(hasScript)('on a real terminal: kv upgrade', () => {
-  let sb: ReturnType<typeof kvSandbox> | undefined;
+  let sb: KvSandbox | undefined;
   afterEach(async () => {
     await sb?.down();
     sb = undefined;
   });
 
   async function sandbox() {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox;
     return sb;
   }
   async function versions(s: NonNullable<typeof sb>) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, ladderVersions, minorAtLeast } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -27,18 +27,24 @@ const QUOTA = 2 * 1024 * 1024;
 
 describe.runIf(Boolean(dirs))('a real NOSPACE alarm, side by side with etcdctl', () => {
   const cfg = tempConfigDir('opsctl-alarm-');
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
     cfg.cleanup();
   });
 
   for (const [minor, bin] of VERSIONS) {
     it(`etcd ${minor}: alarm list, endpoint health, the way out and disarm, as etcdctl ${minor} sees them`, async () => {
-      const c = await realCluster({ size: 1, bins: { [minor]: bin }, extraConfig: () => `quota-backend-bytes: ${QUOTA}` });
+      const c = await startCluster({
+        members: 'real',
+        configDir: cfg.dir,
+        size: 1,
+        bins: { [minor]: bin },
+        extraConfig: () => `quota-backend-bytes: ${QUOTA}`,
+      });
       clusters.push(c);
       const m = c.members[0]!;
-      c.start(m, minor);
+      c.real.start(m, minor);
       const ep = m.clientUrl.replace('http://', '');
       const ctl = (args: string[], inputFile?: string) =>
         execa(join(bin, 'etcdctl'), ['--endpoints', ep, '--dial-timeout', '10s', '--command-timeout', '30s', ...args], {
@@ -61,7 +67,7 @@ describe.runIf(Boolean(dirs))('a real NOSPACE alarm, side by side with etcdctl',
        * "database space exceeded"; how many keys etcd then holds under the prefix (its count, not the puts
        * that succeeded: a put that crosses the quota may be applied and still answered with the refusal).
        */
-      const value = join(c.dir, 'value');
+      const value = join(c.real.dir, 'value');
       writeFileSync(value, randomBytes(525_000).toString('base64'));
       const fill = async (prefix: string) => {
         for (let i = 0; i < 20; i++) {

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { authCluster34, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 const PASSWORD = 'pty-Secret-42';
@@ -15,7 +15,7 @@ describe.runIf(
   requireProgram('script (util-linux, for the pty tests)', SCRIPT) && requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdctl', '/usr/bin/etcdctl'),
 )('kv --user: the password prompt on a real terminal (built binary, real etcd 3.4 with auth)', () => {
   const cfg = tempConfigDir('opsctl-kv-pty-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   let ep: string;
   const sessions: PtySession[] = [];
   // No password source at all: not from this machine's environment either.
@@ -27,14 +27,14 @@ describe.runIf(
   };
 
   beforeAll(async () => {
-    c = await authCluster34(PASSWORD);
+    c = await startCluster({ members: 'real', size: 1, version: '/usr/bin', ready: 'etcdctl', rootPassword: PASSWORD, configDir: cfg.dir });
     ep = c.endpoints[0]!;
   }, 40_000);
   afterEach(() => {
     for (const s of sessions.splice(0)) s.kill();
   });
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 
@@ -47,7 +47,7 @@ describe.runIf(
     expect(put.output).not.toContain(PASSWORD);
     expect(put.text).toMatch(/etcd password for root.*\*{3,}/);
     // The write really happened, with the typed password (read back by etcdctl as root).
-    const got = c.etcdctl('/usr/bin', ['--user', `root:${PASSWORD}`, 'get', 'pty/key', '--print-value-only']);
+    const got = c.real.etcdctl('/usr/bin', ['--user', `root:${PASSWORD}`, 'get', 'pty/key', '--print-value-only']);
     expect(String(got).trim()).toBe('typed');
 
     const get = pty(['kv', 'get', 'pty/key', '--endpoints', ep, '--user', 'root']);
@@ -76,7 +76,7 @@ describe.runIf(
     expect(await s.exitCode()).toBe(130);
     expect(s.text).toMatch(/interrupted/);
     expect(s.output).not.toContain('half');
-    const got = c.etcdctl('/usr/bin', ['--user', `root:${PASSWORD}`, 'get', 'pty/never', '--print-value-only']);
+    const got = c.real.etcdctl('/usr/bin', ['--user', `root:${PASSWORD}`, 'get', 'pty/never', '--print-value-only']);
     expect(String(got).trim()).toBe('');
   });
 

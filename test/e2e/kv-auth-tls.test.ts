@@ -5,7 +5,7 @@ import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { authCluster34, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 
 const PASSWORD = 'tls-auth-Root-7';
 
@@ -21,7 +21,7 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
   () => {
     const cfg = tempConfigDir('opsctl-kv-authtls-');
     let certs: TestCerts;
-    let c: RealCluster;
+    let c: RealTestCluster;
     let ep: string;
     const tls = () => ['--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey];
     const opsctl = (args: string[], env: Record<string, string | undefined> = {}) =>
@@ -32,18 +32,18 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
 
     beforeAll(async () => {
       certs = makeTestCerts({ ips: ['127.0.0.1'] }, '');
-      c = await authCluster34(PASSWORD, certs);
+      c = await startCluster({ members: 'real', size: 1, version: '/usr/bin', tls: certs, ready: 'etcdctl', rootPassword: PASSWORD, configDir: cfg.dir });
       ep = c.endpoints[0]!;
       expect(ep).toMatch(/^https:/);
     }, 40_000);
-    afterAll(() => {
-      c?.destroy();
+    afterAll(async () => {
+      await c?.destroy();
       certs?.cleanup();
       cfg.cleanup();
     });
 
     it('the certificate alone (no CN: no user) is refused the snapshot by etcdctl', () => {
-      expect(() => c.etcdctl('/usr/bin', ['snapshot', 'save', join(cfg.dir, 'cert-only.db')])).toThrow(/user name is empty|permission denied/i);
+      expect(() => c.real.etcdctl('/usr/bin', ['snapshot', 'save', join(cfg.dir, 'cert-only.db')])).toThrow(/user name is empty|permission denied/i);
     });
 
     it('--user root over TLS: etcdctl takes the snapshot with ETCDCTL_USER next to the TLS flags; the password is in no output', async () => {
@@ -75,20 +75,20 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
   () => {
     const cfg = tempConfigDir('opsctl-kv-authcn-');
     let certs: TestCerts;
-    let c: RealCluster;
+    let c: RealTestCluster;
 
     beforeAll(async () => {
       certs = makeTestCerts({ ips: ['127.0.0.1'] }, 'root');
-      c = await authCluster34(PASSWORD, certs);
+      c = await startCluster({ members: 'real', size: 1, version: '/usr/bin', tls: certs, ready: 'etcdctl', rootPassword: PASSWORD, configDir: cfg.dir });
     }, 40_000);
-    afterAll(() => {
-      c?.destroy();
+    afterAll(async () => {
+      await c?.destroy();
       certs?.cleanup();
       cfg.cleanup();
     });
 
     it('etcdctl is root by the CN alone; opsctl --user through the gateway is refused by etcd, and the error says which certificate to use', async () => {
-      expect(c.etcdctl('/usr/bin', ['put', 'cn/key', 'v'])).toMatch(/OK/);
+      expect(c.real.etcdctl('/usr/bin', ['put', 'cn/key', 'v'])).toMatch(/OK/);
       const r = await runBin(
         ['kv', 'get', 'cn/key', '--endpoints', c.endpoints[0]!, '--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey, '--user', 'root'],
         {

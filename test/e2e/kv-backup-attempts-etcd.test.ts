@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -22,7 +22,7 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
   const cfg = tempConfigDir('opsctl-backup-attempts-');
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 300_000 });
-  let c: RealCluster;
+  let c: RealTestCluster;
   let file: string;
   const failFile = join(cfg.dir, 'fail-left');
   const wrapper = join(cfg.dir, 'etcd-3.6-wrapper');
@@ -32,12 +32,12 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
     mkdirSync(wrapper);
     // a start on the member's own config file fails while fail-left holds a number above 0 (the trials start
     // the binary on copies in a scratch dir: those pass); every other word goes to the real 3.6.16
-    c = await realCluster({ size: 3, bins: { '3.5': dirs!.v35, '3.6': wrapper } });
+    c = await startCluster({ members: 'real', size: 3, bins: { '3.5': dirs!.v35, '3.6': wrapper }, configDir: cfg.dir });
     writeFileSync(
       join(wrapper, 'etcd'),
       [
         '#!/bin/sh',
-        `case "$*" in *'${c.dir}/'*/etcd.yaml*)`,
+        `case "$*" in *'${c.real.dir}/'*/etcd.yaml*)`,
         `  n=$(cat '${failFile}' 2>/dev/null || echo 0)`,
         `  if [ "$n" -gt 0 ]; then echo $((n - 1)) >'${failFile}'; echo "the test makes this start fail" >&2; exit 1; fi ;;`,
         'esac',
@@ -47,9 +47,9 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
       { mode: 0o755 },
     );
     for (const tool of ['etcdctl', 'etcdutl']) symlinkSync(join(dirs!.v36, tool), join(wrapper, tool));
-    for (const m of c.members) c.start(m, '3.5');
-    const d = (x: string) => `${c.dir}/{name}/${x}`;
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, {
+    for (const m of c.members) c.real.start(m, '3.5');
+    const d = (x: string) => `${c.real.dir}/{name}/${x}`;
+    file = c.clusterFile({
       extra: [
         // the docs' shape: a copy beside the data dir named by {run}, put back by mv + cp
         `backup: cp -a --sparse=always ${d('data')} ${d('data.bak-{run}')}`,
@@ -59,20 +59,20 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
       ],
     });
     await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'three 3.5.35 members healthy');
-    for (let i = 0; i < 20; i++) c.etcdctl(dirs!.v35, ['put', `before/${i}`, `v${i}`]);
+    for (let i = 0; i < 20; i++) c.real.etcdctl(dirs!.v35, ['put', `before/${i}`, `v${i}`]);
   }, 180_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 
   const upgrade = (...more: string[]) =>
     opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', file, '--target-bin', `3.6=${wrapper}`, '--on-failure', 'rollback', ...FAST, ...more);
   /** A member's status (its own endpoint), or undefined while it does not answer. */
-  const status = (m: RealCluster['members'][number]) => {
+  const status = (m: RealTestCluster['members'][number]) => {
     try {
-      return JSON.parse(c.etcdctl(dirs!.v35, ['--endpoints', m.clientUrl, '--command-timeout', '3s', 'endpoint', 'status', '-w', 'json']))[0].Status as {
+      return JSON.parse(c.real.etcdctl(dirs!.v35, ['--endpoints', m.clientUrl, '--command-timeout', '3s', 'endpoint', 'status', '-w', 'json']))[0].Status as {
         version: string;
         header: { revision: number };
       };
@@ -94,7 +94,7 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
     expect(versions()).toEqual(['3.5.35', '3.5.35', '3.5.35']);
 
     // the cluster goes on: the member's log moves well past the first copy's
-    for (let i = 0; i < 150; i++) c.etcdctl(dirs!.v35, ['put', `between/${i}`, `v${i}`]);
+    for (let i = 0; i < 150; i++) c.real.etcdctl(dirs!.v35, ['put', `between/${i}`, `v${i}`]);
     await until(() => new Set(revisions()).size === 1 && revisions()[0] !== undefined, 30_000, 'every member at one revision');
 
     writeFileSync(failFile, '1\n');
@@ -112,7 +112,7 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
       'every member at one revision after the put-back',
     );
     expect(c.alive(member), `${/.*out of range.*/.exec(log())?.[0] ?? ''}\n${log().slice(-1500)}`).toBe(true);
-    expect(c.etcdctl(dirs!.v35, ['--endpoints', member.clientUrl, 'get', 'between/149', '--print-value-only', '--consistency=s']).trim()).toBe('v149');
+    expect(c.real.etcdctl(dirs!.v35, ['--endpoints', member.clientUrl, 'get', 'between/149', '--print-value-only', '--consistency=s']).trim()).toBe('v149');
     expect(log()).not.toMatch(/panic|out of range/);
 
     // each copy and each failed dir in a place of its own, none inside another
@@ -132,7 +132,7 @@ describe.runIf(Boolean(dirs))('a data-dir copy per attempt: the put-back restore
     const err3 = String(third.stderr);
     expect(third.exitCode, err3).toBe(0);
     expect(versions()).toEqual(['3.6.16', '3.6.16', '3.6.16']);
-    expect(c.etcdctl(dirs!.v35, ['get', 'between/149', '--print-value-only']).trim()).toBe('v149');
+    expect(c.real.etcdctl(dirs!.v35, ['get', 'between/149', '--print-value-only']).trim()).toBe('v149');
     const rep = JSON.parse(String(third.stdout)) as { status: string; backups: { remote?: string } };
     expect(rep.status).toBe('done');
     // the run's backups name every copy of the member, each by its own {run}

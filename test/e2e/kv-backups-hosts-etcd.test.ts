@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 /** Bytes on disk, as `du -sB1` counts them. */
 const du = (p: string) => Number(execFileSync('du', ['-sB1', p]).toString().split('\t')[0]);
@@ -49,7 +48,7 @@ describe.runIf(Boolean(dirs))('backups in proportion and in sight: host copies m
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 300_000 });
   const FAST = ['--poll-interval', '100ms', '--healthy-timeout', '60s', '--stop-timeout', '30s', '--settle', '0s'];
-  let c: RealCluster;
+  let c: RealTestCluster;
   /** The cluster file without a drop-backup template (the copies stay on the hosts), and one with it. */
   let keeps: string;
   let drops: string;
@@ -58,7 +57,7 @@ describe.runIf(Boolean(dirs))('backups in proportion and in sight: host copies m
     const f = readdirSync(journalDir).find((x) => x.endsWith('.json'))!;
     return JSON.parse(readFileSync(join(journalDir, f), 'utf8')) as JournalFile;
   };
-  const copyDir = (member: string, run: string) => join(c.dir, member, `data.bak-${run}`);
+  const copyDir = (member: string, run: string) => join(c.real.dir, member, `data.bak-${run}`);
   const list = async (): Promise<Row[]> => {
     const r = await opsctl('kv', 'backups', 'list', '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -67,20 +66,25 @@ describe.runIf(Boolean(dirs))('backups in proportion and in sight: host copies m
   let run1: JournalFile;
 
   beforeAll(async () => {
-    c = await realCluster({ size: 3, bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 } });
-    for (const m of c.members) c.start(m, '3.5');
-    const d = (x: string) => `${c.dir}/{name}/${x}`;
-    const backup = `backup: cp -a --sparse=always ${d('data')} ${d('data.bak-{run}')}`;
-    keeps = writeCommandClusterFile(join(cfg.dir, 'keeps.yaml'), c, { extra: [backup] });
-    drops = writeCommandClusterFile(join(cfg.dir, 'drops.yaml'), c, { extra: [backup, `dropBackup: rm -rf ${d('data.bak-{run}')}`] });
-    await until(async () => (await opsctl('kv', 'health', '--cluster', keeps)).exitCode === 0, 60_000, 'three 3.5.35 members healthy');
+    const d = (x: string) => `${c.real.dir}/{name}/${x}`;
+    const backup = () => `backup: cp -a --sparse=always ${d('data')} ${d('data.bak-{run}')}`;
+    c = await startCluster({
+      members: 'real',
+      size: 3,
+      version: '3.5',
+      bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 },
+      configDir: cfg.dir,
+      file: (real) => ({ name: 'keeps.yaml', extra: [`backup: cp -a --sparse=always ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`] }),
+    });
+    keeps = c.file;
+    drops = c.clusterFile({ name: 'drops.yaml', extra: [backup(), `dropBackup: rm -rf ${d('data.bak-{run}')}`] });
     // about 0.9 MB of values, as the issue's database
     const value = 'v'.repeat(8000);
-    for (let i = 0; i < 110; i++) c.etcdctl(dirs!.v35, ['put', `k/${i}`, value]);
+    for (let i = 0; i < 110; i++) c.real.etcdctl(dirs!.v35, ['put', `k/${i}`, value]);
   }, 180_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 

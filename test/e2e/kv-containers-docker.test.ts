@@ -1,18 +1,9 @@
 import { execa } from 'execa';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { crashRun } from '../helpers/crash-points.js';
-import {
-  containerCluster,
-  DOCKER,
-  dockerViaPodman,
-  etcdImages,
-  podmanProblem,
-  writeContainerClusterFile,
-  type ContainerCluster,
-} from '../helpers/etcd-containers.js';
+import { DOCKER, dockerViaPodman, etcdImages, podmanProblem, type ContainerCluster, startCluster, type ContainerTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { startLoad } from '../helpers/kv-load.js';
@@ -40,12 +31,12 @@ if (problem) {
 describe.runIf(Boolean(dirs) && !problem)(`the container driver on the docker CLI (podman's Docker API; ${PINNED_ETCD['3.6']} → ${PINNED_ETCD['3.7']})`, () => {
   const cfg = tempConfigDir('opsctl-containers-docker-e2e-');
   let api: { env: Record<string, string>; stop(): Promise<void> } | undefined;
+  let cluster: ContainerTestCluster | undefined;
   let c: ContainerCluster;
   let file: string;
   let images: Record<'3.5' | '3.6' | '3.7', string>;
   let env: Record<string, string> = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
   const opsctl = (...args: string[]) => execa(process.execPath, [BIN, ...args], { reject: false, env, extendEnv: true, timeout: 600_000 });
-  const healthy = async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0;
   const versions = async () =>
     JSON.parse(String((await opsctl('kv', 'version', '--cluster', file, '--json')).stdout) || '[]') as Array<{ server?: string; cluster?: string }>;
 
@@ -55,14 +46,22 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on the docker CL
     api = got;
     env = { ...env, ...api.env };
     images = await etcdImages(dirs!);
-    c = await containerCluster({ size: 3, image: images['3.6'], engine: { program: DOCKER, env: api.env } });
-    file = writeContainerClusterFile(join(cfg.dir, 'cluster.yaml'), c, { '3.6': images['3.6'], '3.7': images['3.7'] }, DOCKER);
-    await until(healthy, 60_000, 'the container cluster healthy');
+    cluster = await startCluster({
+      members: 'container',
+      size: 3,
+      image: images['3.6'],
+      engine: { program: DOCKER, env: api.env },
+      images: { '3.6': images['3.6'], '3.7': images['3.7'] },
+      configDir: cfg.dir,
+      env: api.env,
+    });
+    c = cluster.container;
+    file = cluster.file;
     await until(async () => (await versions()).filter((v) => v.cluster === '3.6.0').length === 3, 60_000, 'the cluster version 3.6');
   }, 300_000);
 
   afterAll(async () => {
-    await c?.destroy();
+    await cluster?.destroy();
     await api?.stop();
     cfg.cleanup();
   }, 60_000);

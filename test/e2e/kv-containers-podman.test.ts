@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { crashRun } from '../helpers/crash-points.js';
-import { containerCluster, etcdImages, podmanProblem, PODMAN, writeContainerClusterFile, type ContainerCluster } from '../helpers/etcd-containers.js';
+import { etcdImages, podmanProblem, PODMAN, type ContainerCluster, startCluster, type ContainerTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { startLoad } from '../helpers/kv-load.js';
@@ -61,6 +61,7 @@ async function watchDown<T>(endpoints: string[], fn: () => Promise<T>): Promise<
  */
 describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (${PINNED_ETCD['3.5']} → ${PINNED_ETCD['3.7']})`, () => {
   const cfg = tempConfigDir('opsctl-containers-e2e-');
+  let cluster: ContainerTestCluster | undefined;
   let c: ContainerCluster;
   let file: string;
   let images: Record<'3.5' | '3.6' | '3.7', string>;
@@ -72,9 +73,16 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
   beforeAll(async () => {
     images = await etcdImages(dirs!);
     // c2 is started as an old install left it: --enable-v2, which 3.5 takes and 3.6 does not know
-    c = await containerCluster({ size: 3, image: images['3.5'], extra: (n) => (n === 'c2' ? ['--enable-v2=true'] : []) });
-    file = writeContainerClusterFile(join(cfg.dir, 'cluster.yaml'), c, images);
-    await until(healthy, 60_000, 'the container cluster healthy');
+    cluster = await startCluster({
+      members: 'container',
+      size: 3,
+      image: images['3.5'],
+      extra: (n) => (n === 'c2' ? ['--enable-v2=true'] : []),
+      images: images,
+      configDir: cfg.dir,
+    });
+    c = cluster.container;
+    file = cluster.file;
     // (a new cluster answers healthy before its cluster version is set: 3.0 until the leader raises it)
     await until(
       async () => {
@@ -87,7 +95,7 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
   }, 300_000);
 
   afterAll(async () => {
-    await c?.destroy();
+    await cluster?.destroy();
     cfg.cleanup();
   }, 60_000);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { CRASH, crashRun } from '../helpers/crash-points.js';
-import { containerCluster, etcdImages, podmanProblem, PODMAN, writeContainerClusterFile, type ContainerCluster } from '../helpers/etcd-containers.js';
+import { etcdImages, podmanProblem, PODMAN, type ContainerCluster, startCluster, type ContainerTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -35,6 +35,7 @@ if (problem) {
  */
 describe.runIf(Boolean(dirs) && !problem)(`the container driver's way back on real podman (a failing ${PINNED_ETCD['3.7']} start)`, () => {
   const cfg = tempConfigDir('opsctl-containers-rollback-e2e-');
+  let cluster: ContainerTestCluster | undefined;
   let c: ContainerCluster;
   let file: string;
   let images: Record<'3.5' | '3.6' | '3.7', string>;
@@ -85,14 +86,20 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver's way back on re
 
   beforeAll(async () => {
     images = await etcdImages(dirs!);
-    c = await containerCluster({ size: 3, image: images['3.6'] });
-    file = writeContainerClusterFile(join(cfg.dir, 'cluster.yaml'), c, { '3.6': images['3.6'], '3.7': images['3.7'] });
-    await until(healthy, 60_000, 'the container cluster healthy');
+    cluster = await startCluster({
+      members: 'container',
+      size: 3,
+      image: images['3.6'],
+      images: { '3.6': images['3.6'], '3.7': images['3.7'] },
+      configDir: cfg.dir,
+    });
+    c = cluster.container;
+    file = cluster.file;
     await until(async () => (await versions()).filter((v) => v.cluster === '3.6.0').length === 3, 60_000, 'the cluster version 3.6');
   }, 300_000);
 
   afterAll(async () => {
-    await c?.destroy();
+    await cluster?.destroy();
     cfg.cleanup();
   }, 60_000);
 

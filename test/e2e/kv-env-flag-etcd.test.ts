@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 /**
  * A variable is not its flag: etcd reads an ETCD_* variable only for a flag it still defines, so the
@@ -21,23 +20,28 @@ describe.runIf(Boolean(dirs))('ETCD_ENABLE_V2 and --enable-v2 on the way to 3.6 
   const cfg = tempConfigDir('opsctl-env-flag-');
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 300_000 });
-  const made: RealCluster[] = [];
+  const made: RealTestCluster[] = [];
   const up = async (size: number, flags: () => { args: string[]; env?: Record<string, string> }) => {
-    const c = await realCluster({ size, bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 }, flags });
+    const c = await startCluster({
+      members: 'real',
+      size,
+      version: '3.5',
+      bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 },
+      flags,
+      configDir: cfg.dir,
+      file: (real) => ({ name: `cluster-${made.length + 1}.yaml`, extra: [`backup: cp -a ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`] }),
+    });
     made.push(c);
-    for (const m of c.members) c.start(m, '3.5');
-    const file = writeCommandClusterFile(join(c.dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
-    await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, `${size} 3.5.35 members healthy`);
-    return { c, file };
+    return { c, file: c.file };
   };
-  const environ = (c: RealCluster, m: RealCluster['members'][number]) => readFileSync(`/proc/${c.pid(m)}/environ`, 'utf8').split('\0');
+  const environ = (c: RealTestCluster, m: RealTestCluster['members'][number]) => readFileSync(`/proc/${c.pid(m)}/environ`, 'utf8').split('\0');
 
-  afterAll(() => {
-    for (const c of made) c.destroy();
+  afterAll(async () => {
+    for (const c of made) await c.destroy();
     cfg.cleanup();
   });
 
-  let vars: { c: RealCluster; file: string };
+  let vars: { c: RealTestCluster; file: string };
   beforeAll(async () => {
     vars = await up(3, () => ({ args: [], env: { ETCD_ENABLE_V2: 'true' } }));
   }, 180_000);
@@ -61,7 +65,7 @@ describe.runIf(Boolean(dirs))('ETCD_ENABLE_V2 and --enable-v2 on the way to 3.6 
     const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', file, '--target-bin', `3.6=${dirs!.v36}`, '--settle', '0s', '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
     for (const m of c.members) {
-      const status = JSON.parse(c.etcdctl(dirs!.v36, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status as { version: string };
+      const status = JSON.parse(c.real.etcdctl(dirs!.v36, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status as { version: string };
       expect(status.version).toBe('3.6.16');
       expect(environ(c, m)).toContain('ETCD_ENABLE_V2=true');
       expect(readFileSync(join(m.dir, 'etcd.log'), 'utf8')).toMatch(/unrecognized environment variable.*ETCD_ENABLE_V2=true/);

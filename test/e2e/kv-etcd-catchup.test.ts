@@ -1,15 +1,9 @@
-import { execa } from 'execa';
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 const run = promisify(execFile);
 const releases = etcdReleaseDirs();
@@ -23,11 +17,8 @@ const ready = Boolean(releases) && requireProgram('curl', '/usr/bin/curl');
  * with the leader's as well as the revision.
  */
 describe.runIf(ready)('kv upgrade --settle auto: the v2 data size measured on the member (real etcd, TLS, command driver)', () => {
-  const cfg = tempConfigDir('opsctl-kv-catchup-');
-  let certs: TestCerts;
-  let c: RealCluster;
-  let clusterFile: string;
-  const tlsArgs = () => ['--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey];
+  let c: RealTestCluster;
+  const tlsArgs = () => ['--cacert', c.certs!.ca, '--cert', c.certs!.clientCert, '--key', c.certs!.clientKey];
   const curl = (...args: string[]) => run('curl', ['-sS', '--max-time', '5', ...tlsArgs(), ...args]).then((r) => r.stdout);
   const versions = () =>
     Promise.all(
@@ -41,34 +32,36 @@ describe.runIf(ready)('kv upgrade --settle auto: the v2 data size measured on th
   const V2_VALUE = 'v'.repeat(1000);
 
   beforeAll(async () => {
-    certs = makeTestCerts({ ips: ['127.0.0.1'] }, 'root');
-    c = await realCluster({ size: 3, certs, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
-    for (const m of c.members) c.start(m, '3.2');
-    await until(async () => (await versions()).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster');
+    c = await startCluster({
+      members: 'real',
+      size: 3,
+      version: '3.2',
+      tls: { clientCn: 'root' },
+      bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
+      ready: 'version',
+    });
     // v2 data (24 values of 1000 bytes) through the v2 API, and some v3 keys.
     for (let i = 0; i < 24; i++) await curl('-XPUT', `${c.endpoints[i % 3]}/v2/keys/legacy/k${i}`, '-d', `value=${V2_VALUE}`);
-    for (let i = 0; i < 10; i++) c.etcdctl(releases!.v33, ['put', `v3/${i}`, `value-${i}`]);
-    clusterFile = join(cfg.dir, 'cluster.yaml');
-    writeCommandClusterFile(clusterFile, c, { certs });
+    for (let i = 0; i < 10; i++) c.real.etcdctl(releases!.v33, ['put', `v3/${i}`, `value-${i}`]);
   }, 300_000);
 
-  afterAll(() => {
-    c?.destroy();
-    certs?.cleanup();
-    cfg.cleanup();
-  });
+  afterAll(() => c?.destroy());
 
   it("measures each member's v2 data over TLS, applies no 2-minute wait under 50 MB and says which applied; caught up by raft index and revision", async () => {
     // Deadline of the run far below 3 × 2 minutes: the blind wait would end it as timed out.
-    const r = await execa(
-      process.execPath,
-      [BIN, 'kv', 'upgrade', '--to', '3.3', '--yes', '--no-backup', '--cluster', clusterFile, '--poll-interval', '100ms', '--json'],
-      {
-        reject: false,
-        env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
-        extendEnv: true,
-        timeout: 200_000,
-      },
+    const r = await c.opsctlWith(
+      { timeout: 200_000 },
+      'kv',
+      'upgrade',
+      '--to',
+      '3.3',
+      '--yes',
+      '--no-backup',
+      '--cluster',
+      c.file,
+      '--poll-interval',
+      '100ms',
+      '--json',
     );
     expect(r.timedOut).toBe(false);
     expect(r.exitCode, String(r.stderr)).toBe(0);

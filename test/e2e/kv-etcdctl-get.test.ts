@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, ladderVersions, minorAtLeast } from '../helpers/etcd-releases.js';
 import { bigJson, hexOf, says, sideBySide, unb64, type Ran } from '../helpers/etcdctl-side.js';
 import { until } from '../helpers/kv.js';
@@ -52,17 +52,17 @@ function asOpsctlJson(text: string, keysOnly: boolean) {
 
 describe.runIf(Boolean(dirs))('kv get and put side by side with etcdctl, on real etcd', () => {
   const cfg = tempConfigDir('opsctl-etcdctl-get-');
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
     cfg.cleanup();
   });
 
   for (const [minor, bin] of VERSIONS) {
     it(`etcd ${minor}: get's range flags, put --lease and the ETCDCTL_* variables, as etcdctl ${minor}`, async () => {
-      const c = await realCluster({ size: 1, bins: { [minor]: bin } });
+      const c = await startCluster({ members: 'real', configDir: cfg.dir, size: 1, bins: { [minor]: bin } });
       clusters.push(c);
-      c.start(c.members[0]!, minor);
+      c.real.start(c.members[0]!, minor);
       const ep = c.members[0]!.clientUrl.replace('http://', '');
       const { ctl, ops } = sideBySide(bin, [ep], cfg.dir);
       await until(async () => (await ctl(['endpoint', 'health'])).exitCode === 0, 60_000, `etcd ${minor} healthy`);
@@ -236,9 +236,9 @@ describe.runIf(Boolean(dirs))('kv get and put side by side with etcdctl, on real
 describe.runIf(Boolean(dirs))('the ETCDCTL_* TLS and auth variables, side by side with etcdctl (client-certificate TLS, auth on)', () => {
   const cfg = tempConfigDir('opsctl-etcdctl-env-');
   const certs = dirs ? makeTestCerts({ ips: ['127.0.0.1'] }, '') : undefined;
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
     certs?.cleanup();
     cfg.cleanup();
   });
@@ -246,9 +246,9 @@ describe.runIf(Boolean(dirs))('the ETCDCTL_* TLS and auth variables, side by sid
 
   for (const [minor, bin] of ladderVersions(dirs).filter(([m]) => ['3.4', '3.6'].includes(m))) {
     it(`etcd ${minor}: ETCDCTL_ENDPOINTS, _CACERT, _CERT, _KEY, _USER (NAME:PASSWORD or with _PASSWORD) reach it as etcdctl's do`, async () => {
-      const c = await realCluster({ size: 1, certs, bins: { [minor]: bin } });
+      const c = await startCluster({ members: 'real', configDir: cfg.dir, size: 1, tls: certs, bins: { [minor]: bin } });
       clusters.push(c);
-      c.start(c.members[0]!, minor);
+      c.real.start(c.members[0]!, minor);
       const tls = { ETCDCTL_ENDPOINTS: c.members[0]!.clientUrl, ETCDCTL_CACERT: certs!.ca, ETCDCTL_CERT: certs!.clientCert, ETCDCTL_KEY: certs!.clientKey };
       const { ctl, ops } = sideBySide(bin, [], cfg.dir);
       await until(async () => (await ctl(['endpoint', 'health'], tls)).exitCode === 0, 60_000, `etcd ${minor} over TLS`);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, ladderVersions, minorAtLeast } from '../helpers/etcd-releases.js';
 import { bigJson, hexOf, says, sideBySide } from '../helpers/etcdctl-side.js';
 import { until } from '../helpers/kv.js';
@@ -49,18 +49,18 @@ function asFacts(status: Record<string, unknown>, minor: string) {
 
 describe.runIf(Boolean(dirs))('kv endpoint status: every fact etcdctl gives, on every version', () => {
   const cfg = tempConfigDir('opsctl-etcdctl-status-');
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
     cfg.cleanup();
   });
   const etcdctl36 = dirs?.v36 ?? '';
 
   for (const [minor, bin] of VERSIONS) {
     it(`etcd ${minor}: etcdctl ${minor}'s lines, and etcdctl 3.6's 16 columns in the table, TSV and --json`, async () => {
-      const c = await realCluster({ size: 1, bins: { [minor]: bin } });
+      const c = await startCluster({ members: 'real', configDir: cfg.dir, size: 1, bins: { [minor]: bin } });
       clusters.push(c);
-      c.start(c.members[0]!, minor);
+      c.real.start(c.members[0]!, minor);
       const ep = c.members[0]!.clientUrl.replace('http://', '');
       const { ctl, ops } = sideBySide(bin, [ep], cfg.dir);
       const newest = sideBySide(etcdctl36, [ep], cfg.dir).ctl;
@@ -114,17 +114,17 @@ describe.runIf(Boolean(dirs))('kv endpoint status: every fact etcdctl gives, on 
 
 describe.runIf(Boolean(dirs))('members by name, ids in hex, a dead member and a lease that is not there (3-member clusters)', () => {
   const cfg = tempConfigDir('opsctl-etcdctl-members-');
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
     cfg.cleanup();
   });
 
   for (const [minor, bin] of VERSIONS.filter(([m]) => ['3.4', '3.6'].includes(m))) {
     it(`etcd ${minor}: kv status, move-leader, member update/promote/remove by name; lease revoke of an unknown lease`, async () => {
-      const c = await realCluster({ size: 3, bins: { [minor]: bin } });
+      const c = await startCluster({ members: 'real', configDir: cfg.dir, size: 3, bins: { [minor]: bin } });
       clusters.push(c);
-      for (const m of c.members) c.start(m, minor);
+      for (const m of c.members) c.real.start(m, minor);
       const eps = c.members.map((m) => m.clientUrl.replace('http://', ''));
       const { ctl, ops } = sideBySide(bin, eps, cfg.dir);
       await until(async () => (await ctl(['endpoint', 'health'])).exitCode === 0, 60_000, `three ${minor} members`);
@@ -180,7 +180,7 @@ describe.runIf(Boolean(dirs))('members by name, ids in hex, a dead member and a 
       expect((await ctl(['lease', 'revoke', '1234abcd'])).exitCode).toBe(1);
 
       // a member down: kv status says why on stderr and in its row (exit 1)
-      c.stop(target);
+      c.real.stop(target);
       await until(() => !c.alive(target), 30_000, `${target.name} stopped`);
       const down = await ops(['status']);
       expect(down.exitCode).toBe(1);

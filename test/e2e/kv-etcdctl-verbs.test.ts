@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, ladderVersions, minorAtLeast } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { PtySession, ptyAvailable } from '../helpers/pty.js';
@@ -24,17 +24,17 @@ const after = minorAtLeast;
 
 describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etcdctl', () => {
   const cfg = tempConfigDir('opsctl-etcdctl-verbs-');
-  const clusters: RealCluster[] = [];
-  afterAll(() => {
-    for (const c of clusters) c.destroy();
+  const clusters: RealTestCluster[] = [];
+  afterAll(async () => {
+    for (const c of clusters) await c.destroy();
     cfg.cleanup();
   });
 
   for (const [minor, bin] of VERSIONS) {
     it(`etcd ${minor}: every verb it has, as etcdctl ${minor} sees it; the ones it lacks refused naming the version`, async () => {
-      const c = await realCluster({ size: 3, bins: { [minor]: bin } });
+      const c = await startCluster({ members: 'real', configDir: cfg.dir, size: 3, bins: { [minor]: bin } });
       clusters.push(c);
-      for (const m of c.members) c.start(m, minor);
+      for (const m of c.members) c.real.start(m, minor);
       const eps = c.members.map((m) => m.clientUrl.replace('http://', ''));
       const ctl = (args: string[]) =>
         execa(join(bin, 'etcdctl'), ['--endpoints', eps.join(','), ...args], { reject: false, env: { ETCDCTL_API: '3' }, timeout: 60_000 });

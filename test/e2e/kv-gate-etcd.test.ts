@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { type RealCluster, type RealMember, realCluster, watchDown, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster, type RealMember, watchDown } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until } from '../helpers/kv.js';
 
@@ -19,7 +19,7 @@ const releases = etcdReleaseDirs();
  */
 describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop (issue 27)', () => {
   const cfg = tempConfigDir('opsctl-kv-gate-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   let marks: string;
   const env = () => ({ OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' });
   const opsctl = (...args: string[]) => execa(process.execPath, [BIN, ...args], { reject: false, env: env(), extendEnv: true, timeout: 240_000 });
@@ -54,40 +54,40 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
     await until(() => !c.alive(m), 30_000, `${m.name} gone after SIGKILL`);
   };
   const restart = async (m: RealMember) => {
-    if (!c.alive(m)) c.start(m, '3.2');
+    if (!c.alive(m)) c.real.start(m, '3.2');
     await until(healthy, 90_000, 'every member healthy again');
   };
 
   beforeAll(async () => {
-    c = await realCluster({ size: 3, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
-    for (const m of c.members) c.start(m, '3.2');
+    c = await startCluster({ members: 'real', configDir: cfg.dir, size: 3, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
+    for (const m of c.members) c.real.start(m, '3.2');
     await until(healthy, 90_000, 'the 3.2.32 cluster');
-    for (let i = 0; i < 20; i++) c.etcdctl(releases!.v33, ['put', `before/${i}`, `v${i}`]);
-    marks = join(c.dir, 'marks');
+    for (let i = 0; i < 20; i++) c.real.etcdctl(releases!.v33, ['put', `before/${i}`, `v${i}`]);
+    marks = join(c.real.dir, 'marks');
     mkdirSync(marks, { recursive: true });
     // The stand-in etcdctl: the real one, but `snapshot save` waits for the test's go-ahead.
     writeFileSync(
-      join(c.dir, 'etcdctl-stall.sh'),
+      join(c.real.dir, 'etcdctl-stall.sh'),
       `#!/bin/sh\ncase " $* " in *" snapshot save "*) echo "$*" >${mark('saving.tmp')}; mv ${mark('saving.tmp')} ${mark('saving')}; while [ ! -e ${mark('go-snapshot')} ]; do sleep 0.05; done ;; esac\nexec ${releases!.v33}/etcdctl "$@"\n`,
       { mode: 0o755 },
     );
     // The stop template: the member's real stop, then wait for the test's go-ahead (the member is down meanwhile).
     writeFileSync(
-      join(c.dir, 'stop-stall.sh'),
-      `#!/bin/sh\n${c.ctl} stop "$1"\ntouch ${mark('stopped-')}"$1"\nwhile [ ! -e ${mark('go-stop')} ]; do sleep 0.05; done\n`,
+      join(c.real.dir, 'stop-stall.sh'),
+      `#!/bin/sh\n${c.real.ctl} stop "$1"\ntouch ${mark('stopped-')}"$1"\nwhile [ ! -e ${mark('go-stop')} ]; do sleep 0.05; done\n`,
       { mode: 0o755 },
     );
   }, 300_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 
-  const backup = () => `backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`;
+  const backup = () => `backup: cp -a ${c.real.dir}/{name}/data ${c.real.dir}/{name}/data.bak-{run}`;
 
   it('a member killed while the next one is snapshotted: no stop at all (halt, exit 3, naming it), never two members down', async () => {
-    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [backup()] });
+    const file = c.clusterFile({ name: 'cluster.yaml', extra: [backup()] });
     const pids = c.members.map((m) => c.pid(m));
     const up = opsctl(
       'kv',
@@ -104,7 +104,7 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
       '--snapshot-via',
       'etcdctl',
       '--etcdctl',
-      join(c.dir, 'etcdctl-stall.sh'),
+      join(c.real.dir, 'etcdctl-stall.sh'),
     );
     let victim: RealMember | undefined;
     let snapped: string | undefined;
@@ -141,9 +141,9 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
   }, 300_000);
 
   it('a member killed while another is down for its backup: the down one is started again on 3.2.32 first, halt exit 3 naming both; then the resume finishes', async () => {
-    const file = writeCommandClusterFile(join(cfg.dir, 'cluster-stall.yaml'), c, { extra: [backup()] });
+    const file = c.clusterFile({ name: 'cluster-stall.yaml', extra: [backup()] });
     // The stop template held until the test's kill (the cluster file's own stop line replaced).
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/ {2}stop: .*\n/, `  stop: ${join(c.dir, 'stop-stall.sh')} {name}\n`));
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/ {2}stop: .*\n/, `  stop: ${join(c.real.dir, 'stop-stall.sh')} {name}\n`));
     const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '0s', '--poll-interval', '100ms');
     await until(() => readdirSync(marks).some((f) => f.startsWith('stopped-')), 120_000, 'a member stopped by opsctl');
     const down = c.members.find((m) => existsSync(mark(`stopped-${m.name}`)))!;
@@ -156,7 +156,7 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
     expect(r.stderr).toContain(`${victim.name} lost while ${down.name} was down for its upgrade`);
     expect(r.stderr).toMatch(new RegExp(`${down.name} was started again on (.*bin-3\\.2/etcd|3\\.2) and is healthy`));
     // Never a copy while the cluster had lost a second member: no backup of the down member.
-    expect(existsSync(join(c.dir, down.name, `data.bak-${journal().id}`))).toBe(false);
+    expect(existsSync(join(c.real.dir, down.name, `data.bak-${journal().id}`))).toBe(false);
     expect(c.alive(down)).toBe(true);
     const i = c.members.indexOf(down);
     expect((await versions())[i]).toBe('3.2.32');
@@ -166,11 +166,11 @@ describe.runIf(releases)('kv upgrade on real etcd: the gate is fresh at the stop
 
     // Fixed: the same command resumes, one member down at a time, to the end.
     await restart(victim);
-    const plain = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [backup()] });
+    const plain = c.clusterFile({ name: 'cluster.yaml', extra: [backup()] });
     const again = await watchDown(c, () => opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', plain, '--settle', '0s', '--poll-interval', '100ms'));
     expect(again.result.exitCode, again.result.stderr).toBe(0);
     expect(again.maxDown).toBeLessThanOrEqual(1);
     expect(await versions()).toEqual(['3.3.27', '3.3.27', '3.3.27']);
-    expect(c.etcdctl(releases!.v33, ['get', 'before/', '--prefix', '--keys-only']).split('\n').filter(Boolean)).toHaveLength(20);
+    expect(c.real.etcdctl(releases!.v33, ['get', 'before/', '--prefix', '--keys-only']).split('\n').filter(Boolean)).toHaveLength(20);
   }, 300_000);
 });

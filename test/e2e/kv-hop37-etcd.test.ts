@@ -1,10 +1,7 @@
-import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { startLoad } from '../helpers/kv-load.js';
@@ -25,31 +22,26 @@ const dirs = etcdLadderDirs();
 describe.runIf(Boolean(dirs))(
   `the 3.6 → 3.7 hop on real etcd (${PINNED_ETCD['3.6']} → ${PINNED_ETCD['3.7']}): kubeadm's flags, a writer, the downgrade back`,
   () => {
-    const cfg = tempConfigDir('opsctl-hop37-e2e-');
-    let c: RealCluster;
+    let c: RealTestCluster;
     let file: string;
-    const opsctl = (...args: string[]) =>
-      execa(process.execPath, [BIN, ...args], {
-        reject: false,
-        env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' },
-        extendEnv: true,
-        timeout: 600_000,
-      });
+    const opsctl = (...args: string[]) => c.opsctl(...args);
     const pids = () => c.members.map((m) => c.pid(m));
     const healthy = async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0;
 
     beforeAll(async () => {
-      c = await realCluster({ size: 3, bins: { '3.6': dirs!.v36, '3.7': dirs!.v37 }, flags: () => ({ args: KUBEADM }) });
-      for (const m of c.members) c.start(m, '3.6');
-      await until(() => c.members.every((m) => c.alive(m)), 30_000, `three ${PINNED_ETCD['3.6']} members`);
-      file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: ['trial: sh -s'] });
-      await until(healthy, 60_000, 'the cluster healthy');
+      c = await startCluster({
+        members: 'real',
+        size: 3,
+        version: '3.6',
+        bins: { '3.6': dirs!.v36, '3.7': dirs!.v37 },
+        flags: () => ({ args: KUBEADM }),
+        file: { extra: ['trial: sh -s'] },
+        timeout: 600_000,
+      });
+      file = c.file;
     }, 120_000);
 
-    afterAll(() => {
-      c?.destroy();
-      cfg.cleanup();
-    });
+    afterAll(() => c?.destroy());
 
     it('members with both flags: refused before any stop, in one run, naming both flags and both replacements for every member', async () => {
       const before = pids();
@@ -71,7 +63,7 @@ describe.runIf(Boolean(dirs))(
       expect(err).toContain('nothing was stopped or changed');
       expect(pids()).toEqual(before);
       for (const m of c.members) expect(c.alive(m)).toBe(true);
-      expect(existsSync(join(cfg.dir, 'data', 'kv', 'journals'))).toBe(false);
+      expect(existsSync(join(c.configDir, 'data', 'kv', 'journals'))).toBe(false);
     }, 300_000);
 
     it(`replaced on 3.6 member by member, the cluster goes to ${PINNED_ETCD['3.7']} with a writer running (0 acknowledged writes lost), then kv downgrade --to 3.6 with the keys`, async () => {
@@ -79,9 +71,9 @@ describe.runIf(Boolean(dirs))(
       for (const m of c.members) {
         const args = join(m.dir, 'etcd.args');
         writeFileSync(args, readFileSync(args, 'utf8').replace(KUBEADM[0]!, REPLACED[0]!).replace(KUBEADM[1]!, REPLACED[1]!));
-        c.stop(m);
+        c.real.stop(m);
         await until(() => !c.alive(m), 30_000, `${m.name} stopped`);
-        c.start(m, '3.6');
+        c.real.start(m, '3.6');
         await until(healthy, 60_000, `${m.name} back on 3.6 with the replacements`);
       }
       for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', '--cluster', file, `hop37/${i}`, `value ${i}`)).exitCode).toBe(0);

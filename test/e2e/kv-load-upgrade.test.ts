@@ -1,9 +1,8 @@
 import { execa } from 'execa';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { startLoad } from '../helpers/kv-load.js';
@@ -23,16 +22,16 @@ const releases = etcdReleaseDirs();
  */
 describe.runIf(releases)('kv upgrade under client load (real etcd 3.2.32 → 3.3.27, the built binary)', () => {
   const cfg = tempConfigDir('opsctl-kv-load-');
-  let c: RealCluster | undefined;
-  afterAll(() => {
-    c?.destroy();
+  let c: RealTestCluster | undefined;
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 
   it('0 requests failed after the retry, 0 acknowledged writes lost, load before, during and after', async () => {
-    c = await realCluster({ size: 3, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
+    c = await startCluster({ members: 'real', configDir: cfg.dir, size: 3, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
     const cl = c;
-    for (const m of cl.members) cl.start(m, '3.2');
+    for (const m of cl.members) cl.real.start(m, '3.2');
     const version = async (e: string) => {
       try {
         return ((await (await fetch(`${e}/version`, { signal: AbortSignal.timeout(2000) })).json()) as { etcdcluster?: string }).etcdcluster;
@@ -41,7 +40,7 @@ describe.runIf(releases)('kv upgrade under client load (real etcd 3.2.32 → 3.3
       }
     };
     await until(async () => (await Promise.all(cl.endpoints.map(version))).every((v) => v === '3.2.0'), 60_000, 'the 3.2.32 cluster');
-    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), cl);
+    const file = cl.clusterFile({ name: 'cluster.yaml' });
 
     const load = startLoad({ endpoints: cl.endpoints });
     await until(() => load.acknowledgedIn('before') >= 20, 60_000, '20 acknowledged writes before the upgrade');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { until } from '../helpers/kv.js';
 
 /**
@@ -178,11 +178,11 @@ const real = [
 ] as const;
 
 describe.each(real.filter(([, dir]) => dir).map(([v, dir]) => ({ v, dir: dir! })))('a peer URL of real etcd $v as --endpoints', ({ v, dir }) => {
-  let c: RealCluster;
+  let c: RealTestCluster;
   const cfg = tempConfigDir('opsctl-kv-peer-');
   beforeAll(async () => {
-    c = await realCluster({ size: 1, bins: { [v]: dir } });
-    c.start(c.members[0]!, v);
+    c = await startCluster({ members: 'real', configDir: cfg.dir, size: 1, bins: { [v]: dir } });
+    c.real.start(c.members[0]!, v);
     await until(
       () =>
         fetch(`${c.endpoints[0]}/health`).then(
@@ -193,8 +193,8 @@ describe.each(real.filter(([, dir]) => dir).map(([v, dir]) => ({ v, dir: dir! })
       `etcd ${v} healthy`,
     );
   }, 120_000);
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 

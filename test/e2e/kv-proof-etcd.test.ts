@@ -1,12 +1,8 @@
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 /**
  * Proof before every stop, by default (issue 43), on real etcd 3.5.35 → 3.6.16: three members run with
@@ -19,31 +15,30 @@ import { until } from '../helpers/kv.js';
 const dirs = etcdLadderDirs();
 
 describe.runIf(Boolean(dirs))('nothing stops unproven: 3.5.35 members with a flag 3.6 refuses, no trial template (real etcd)', () => {
-  const cfg = tempConfigDir('opsctl-proof-e2e-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   let file: string;
-  const opsctl = (...args: string[]) =>
-    execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 300_000 });
+  const opsctl = (...args: string[]) => c.opsctl(...args);
   const pids = () => c.members.map((m) => c.pid(m));
   const expectNothingStopped = (before: Array<number | undefined>) => {
     expect(pids()).toEqual(before);
     for (const m of c.members) expect(c.alive(m)).toBe(true);
-    expect(existsSync(join(cfg.dir, 'data', 'kv', 'journals'))).toBe(false);
+    expect(existsSync(join(c.configDir, 'data', 'kv', 'journals'))).toBe(false);
   };
 
   beforeAll(async () => {
-    c = await realCluster({ size: 3, bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 }, flags: () => ({ args: ['--discovery-fallback=proxy'] }) });
-    for (const m of c.members) c.start(m, '3.5');
-    await until(() => c.members.every((m) => c.alive(m) && c.pid(m) !== undefined), 30_000, 'three 3.5.35 members');
     // stop, start, running and backup templates only: no trial template
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name} ${c.dir}/{name}.bak-{run}`], bins: false });
-    await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'the cluster healthy');
+    c = await startCluster({
+      members: 'real',
+      size: 3,
+      version: '3.5',
+      bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 },
+      flags: () => ({ args: ['--discovery-fallback=proxy'] }),
+      file: (real) => ({ extra: [`backup: cp -a ${real.dir}/{name} ${real.dir}/{name}.bak-{run}`], bins: false }),
+    });
+    file = c.file;
   }, 120_000);
 
-  afterAll(() => {
-    c?.destroy();
-    cfg.cleanup();
-  });
+  afterAll(() => c?.destroy());
 
   it("the trial alone (the flag's rule switched off) refuses every member before any stop, the flag named where it is set", async () => {
     const before = pids();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -17,7 +17,7 @@ const LIMIT = 1024;
  */
 describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --max-request-bytes 1024)', () => {
   const cfg = tempConfigDir('opsctl-kv-put-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   const kv = (args: string[], input?: string) =>
     execa(process.execPath, [BIN, 'kv', ...args, '--endpoints', c.endpoints.join(',')], {
       reject: false,
@@ -28,13 +28,13 @@ describe.runIf(releases)('kv put: the value from stdin or a file (real etcd, --m
     });
 
   beforeAll(async () => {
-    c = await realCluster({ size: 1, bins: { '3.3': releases!.v33 }, extraConfig: () => `max-request-bytes: ${LIMIT}` });
-    c.start(c.members[0]!, '3.3');
+    c = await startCluster({ members: 'real', configDir: cfg.dir, size: 1, bins: { '3.3': releases!.v33 }, extraConfig: () => `max-request-bytes: ${LIMIT}` });
+    c.real.start(c.members[0]!, '3.3');
     await until(async () => (await kv(['health'])).exitCode === 0 || undefined, 60_000, 'the member healthy');
   }, 300_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await c?.destroy();
     cfg.cleanup();
   });
 

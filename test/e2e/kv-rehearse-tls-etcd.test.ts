@@ -1,11 +1,6 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBin } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { makeTestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 const dirs = etcdLadderDirs();
 
@@ -17,26 +12,24 @@ const dirs = etcdLadderDirs();
  * real run does. The cluster's members are the same processes after the rehearsal.
  */
 describe.runIf(Boolean(dirs))(`kv upgrade --rehearse: TLS members with client certificates (real ${PINNED_ETCD['3.5']} → ${PINNED_ETCD['3.6']})`, () => {
-  const cfg = tempConfigDir('opsctl-rehearse-tls-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   let file: string;
-  const opsctl = (...args: string[]) => runBin(args, { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 600_000 });
+  const opsctl = (...args: string[]) => c.opsctl(...args);
 
   beforeAll(async () => {
-    const certs = makeTestCerts({ ips: ['127.0.0.1'] }, 'root');
-    c = await realCluster({ size: 3, certs, bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 } });
-    for (const m of c.members) c.start(m, '3.5');
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, {
-      certs,
-      extra: ['trial: sh -s', `settings: echo --config-file=${c.dir}/{name}/etcd.yaml`],
+    c = await startCluster({
+      members: 'real',
+      size: 3,
+      version: '3.5',
+      tls: { clientCn: 'root' },
+      bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 },
+      file: (real) => ({ extra: ['trial: sh -s', `settings: echo --config-file=${real.dir}/{name}/etcd.yaml`] }),
+      timeout: 600_000,
     });
-    await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'the TLS cluster healthy');
+    file = c.file;
   }, 120_000);
 
-  afterAll(() => {
-    c?.destroy();
-    cfg.cleanup();
-  });
+  afterAll(() => c?.destroy());
 
   it("the whole plan passes on the clone with the members' own certificates; the cluster untouched", async () => {
     const pids = c.members.map((m) => c.pid(m));

@@ -1,13 +1,9 @@
-import { execa } from 'execa';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 const dirs = etcdLadderDirs();
 const MB = 1000 * 1000;
@@ -21,22 +17,22 @@ const MB = 1000 * 1000;
  * values for v2 data (two blind settles per hop).
  */
 describe.runIf(Boolean(dirs))(`--settle auto beside 100 MB of v3 data (real etcd: Debian's 3.4 → ${PINNED_ETCD['3.5']})`, () => {
-  const cfg = tempConfigDir('opsctl-settle-v3-e2e-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   let file: string;
-  const opsctl = (...args: string[]) =>
-    execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 900_000 });
+  const opsctl = (...args: string[]) => c.opsctl(...args);
 
   beforeAll(async () => {
-    c = await realCluster({
+    c = await startCluster({
+      members: 'real',
       size: 3,
+      version: '3.4',
+      file: { extra: ['trial: sh -s'] },
+      timeout: 900_000,
       snapshotCount: 'etcd',
       bins: { '3.4': dirs!.v34, '3.5': dirs!.v35 },
       extraConfig: () => 'quota-backend-bytes: 8589934592',
     });
-    for (const m of c.members) c.start(m, '3.4');
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: ['trial: sh -s'] });
-    await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'the 3.4 cluster healthy');
+    file = c.file;
     // 100 values of 1 MB through the JSON gateway (8 at once), as v3 puts
     const value = randomBytes(750 * 1000).toString('base64');
     let next = 0;
@@ -56,10 +52,7 @@ describe.runIf(Boolean(dirs))(`--settle auto beside 100 MB of v3 data (real etcd
     );
   }, 600_000);
 
-  afterAll(() => {
-    c?.destroy();
-    cfg.cleanup();
-  });
+  afterAll(() => c?.destroy());
 
   it("each member's WAL holds the 100 MB of v3 values; the settle between members measures its v2 writes there: no wait", async () => {
     for (const m of c.members) {

@@ -1,12 +1,8 @@
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 
 /**
  * The target binary as the judge (src/kv/trial), on real etcd of every hop: five 3.2.32 members, each
@@ -20,11 +16,9 @@ import { until } from '../helpers/kv.js';
 const dirs = etcdLadderDirs();
 
 describe.runIf(Boolean(dirs))('the trial start: five settings each refused by a later hop, before any stop (real etcd 3.2.32 → 3.6)', () => {
-  const cfg = tempConfigDir('opsctl-trial-e2e-');
-  let c: RealCluster;
+  let c: RealTestCluster;
   let file: string;
-  const opsctl = (...args: string[]) =>
-    execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 300_000 });
+  const opsctl = (...args: string[]) => c.opsctl(...args);
   const bins = () => [
     '--target-bin',
     `3.3=${dirs!.v33}`,
@@ -38,8 +32,11 @@ describe.runIf(Boolean(dirs))('the trial start: five settings each refused by a 
   const pids = () => c.members.map((m) => c.pid(m));
 
   beforeAll(async () => {
-    c = await realCluster({
+    c = await startCluster({
+      members: 'real',
       size: 5,
+      version: '3.2',
+      file: { extra: ['trial: sh -s'] },
       bins: { '3.2': dirs!.v32 },
       // etcd1, etcd2: a config file (3.4 refuses log-output as a string there; 3.5 refuses the capnslog logger)
       extraConfig: (m) => ({ etcd1: 'log-output: default', etcd2: 'logger: capnslog' })[m.name] ?? '',
@@ -51,21 +48,15 @@ describe.runIf(Boolean(dirs))('the trial start: five settings each refused by a 
           etcd5: { args: ['--discovery-fallback=proxy'] }, // 3.5's default value, refused by 3.6
         })[m.name],
     });
-    for (const m of c.members) c.start(m, '3.2');
-    await until(() => pids().every((p) => p !== undefined) && c.members.every((m) => c.alive(m)), 30_000, 'five 3.2.32 members');
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: ['trial: sh -s'] });
-    await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'the cluster healthy');
+    file = c.file;
   }, 120_000);
 
-  afterAll(() => {
-    c?.destroy();
-    cfg.cleanup();
-  });
+  afterAll(() => c?.destroy());
 
   const expectNothingStopped = (before: Array<number | undefined>) => {
     expect(pids()).toEqual(before);
     for (const m of c.members) expect(c.alive(m)).toBe(true);
-    expect(existsSync(join(cfg.dir, 'data', 'kv', 'journals'))).toBe(false);
+    expect(existsSync(join(c.configDir, 'data', 'kv', 'journals'))).toBe(false);
   };
 
   it('by the trial alone (the five rules switched off): each refusal quotes the binary, names the member, the setting and where it is set', async () => {

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KvClient } from '../../src/kv/cluster/client.js';
 import { KvSession } from '../../src/kv/cluster/session.js';
 import { runBin } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -22,25 +20,24 @@ const FAST = ['--poll-interval', '50ms', '--settle', '0s'];
 
 describe.runIf(Boolean(dirs))('the v3 store membership before 3.5.26+ and 3.6, on real etcd', () => {
   const session = new KvSession();
-  let c: RealCluster | undefined;
-  let cfg: ReturnType<typeof tempConfigDir> | undefined;
-  afterEach(() => {
-    c?.destroy();
-    cfg?.cleanup();
-  });
+  let c: RealTestCluster | undefined;
+  afterEach(() => c?.destroy());
 
   /** Three members on 3.4 that never had a v3 write, a command-driver cluster file for them. */
   async function fresh34() {
-    c = await realCluster({ size: 3, bins: { '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 } });
-    cfg = tempConfigDir('opsctl-v3-membership-');
-    for (const m of c.members) c.start(m, '3.4');
-    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
-    const env = { OPSCTL_CONFIG_DIR: cfg.dir };
-    await until(async () => (await runBin(['kv', 'health', '--cluster', file], { env })).exitCode === 0, 60_000, '3 members on 3.4');
-    return { file, env, cluster: c };
+    c = await startCluster({
+      members: 'real',
+      size: 3,
+      version: '3.4',
+      bins: { '3.4': dirs!.v34, '3.5': dirs!.v35, '3.6': dirs!.v36 },
+      env: {},
+      file: (real) => ({ extra: [`backup: cp -a ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`] }),
+    });
+    return { file: c.file, env: { OPSCTL_CONFIG_DIR: c.configDir }, cluster: c };
   }
-  const servers = (k: RealCluster) => Promise.all(k.members.map(async (m) => (await new KvClient(m.clientUrl, { session, timeoutMs: 5000 }).version()).server));
-  const pids = (k: RealCluster) => k.members.map((m) => k.pid(m));
+  const servers = (k: RealTestCluster) =>
+    Promise.all(k.members.map(async (m) => (await new KvClient(m.clientUrl, { session, timeoutMs: 5000 }).version()).server));
+  const pids = (k: RealTestCluster) => k.members.map((m) => k.pid(m));
   const args = (file: string) => [
     'kv',
     'upgrade',
@@ -89,9 +86,9 @@ describe.runIf(Boolean(dirs))('the v3 store membership before 3.5.26+ and 3.6, o
     const { file, env, cluster } = await fresh34();
     // a plain rolling restart onto 3.5.35, by hand: the state an operator's cluster is in after one
     for (const m of cluster.members) {
-      cluster.stop(m);
+      cluster.real.stop(m);
       await until(() => !cluster.alive(m), 60_000, `${m.name} stopped`);
-      cluster.start(m, '3.5');
+      cluster.real.start(m, '3.5');
       await until(async () => (await runBin(['kv', 'health', '--cluster', file], { env })).exitCode === 0, 60_000, `${m.name} healthy on 3.5`);
     }
     // the leader moves the cluster version to 3.5 a few seconds after the last member joins on 3.5 (etcd's

@@ -1,10 +1,7 @@
-import { execa } from 'execa';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/bin.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -18,32 +15,28 @@ const dirs = etcdLadderDirs();
  * naming the flag and where it was read.
  */
 describe.runIf(Boolean(dirs))(`per-version settings on a command-driver cluster (real ${PINNED_ETCD['3.5']} → ${PINNED_ETCD['3.6']})`, () => {
-  const cfg = tempConfigDir('opsctl-version-settings-e2e-');
-  let c: RealCluster;
-  const opsctl = (...args: string[]) =>
-    execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 300_000 });
+  let c: RealTestCluster;
+  const opsctl = (...args: string[]) => c.opsctl(...args);
 
   beforeAll(async () => {
-    c = await realCluster({ size: 3, bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 }, flags: () => ({ args: [] }) });
+    c = await startCluster({ members: 'real', size: 3, bins: { '3.5': dirs!.v35, '3.6': dirs!.v36 }, flags: () => ({ args: [] }) });
     for (const m of c.members) {
       // the 3.6 start's own flags file: the member's flags and --enable-v2 (as a 3.5 unit copied for 3.6 keeps it)
       writeFileSync(join(m.dir, 'etcd-3.6.args'), `${readFileSync(join(m.dir, 'etcd.args'), 'utf8').trimEnd()}\n--enable-v2=true\n`);
-      c.start(m, '3.5');
+      c.real.start(m, '3.5');
     }
     await until(() => c.members.every((m) => c.alive(m)), 30_000, `three ${PINNED_ETCD['3.5']} members`);
-    const file = writeCommandClusterFile(join(cfg.dir, 'plain.yaml'), c, { extra: ['trial: sh -s'] });
+    const file = c.clusterFile({ name: 'plain.yaml', extra: ['trial: sh -s'] });
     await until(async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0, 60_000, 'the cluster healthy');
   }, 120_000);
 
-  afterAll(() => {
-    c?.destroy();
-    cfg.cleanup();
-  });
+  afterAll(() => c?.destroy());
 
   it('with a settings template: refused before any stop, naming --enable-v2 and the template it was read from', async () => {
     const pids = c.members.map((m) => c.pid(m));
-    const withSettings = writeCommandClusterFile(join(cfg.dir, 'settings.yaml'), c, {
-      extra: ['trial: sh -s', `settings: cat ${c.dir}/{name}/etcd-{version}.args`],
+    const withSettings = c.clusterFile({
+      name: 'settings.yaml',
+      extra: ['trial: sh -s', `settings: cat ${c.real.dir}/{name}/etcd-{version}.args`],
     });
     const up = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--no-backup', '--cluster', withSettings);
     expect(up.exitCode, `${String(up.stdout)}\n${String(up.stderr)}`).toBe(1);
@@ -81,8 +74,9 @@ describe.runIf(Boolean(dirs))(`per-version settings on a command-driver cluster 
       );
       writeFileSync(join(m.dir, 'etcd-3.6.env'), 'EXTRA="--enable-v2=true"\n');
     }
-    const withUnits = writeCommandClusterFile(join(cfg.dir, 'units.yaml'), c, {
-      extra: ['trial: sh -s', `settings: cat ${c.dir}/{name}/etcd-{version}.service`],
+    const withUnits = c.clusterFile({
+      name: 'units.yaml',
+      extra: ['trial: sh -s', `settings: cat ${c.real.dir}/{name}/etcd-{version}.service`],
     });
     const up = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--no-backup', '--cluster', withUnits);
     expect(up.exitCode, `${String(up.stdout)}\n${String(up.stderr)}`).toBe(1);

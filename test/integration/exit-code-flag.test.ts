@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode, exitCodeHelp } from '../../src/core/exit-codes.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { kvSandbox } from '../helpers/kv.js';
 import { mintToken } from '../helpers/labels.js';
 import { startMock, type TestState } from '../helpers/mock.js';
 import { useTrackerMock } from '../helpers/tracker.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 /**
  * `--exit-code` on every apply and plan, so a CI job can gate on drift: 0 nothing to do, 6 (`changes`)
@@ -93,16 +93,14 @@ describe('labels apply --exit-code', () => {
 });
 
 describe('kv upgrade --dry-run --exit-code', () => {
-  let sb: ReturnType<typeof kvSandbox> | undefined;
+  let sb: KvSandbox | undefined;
   afterEach(async () => {
     await sb?.down();
     sb = undefined;
   });
 
   it('6 for a cluster below the target, 0 for one already there; nothing is stopped', async () => {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.3', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.3' })).sandbox;
     const below = await sb.kv('upgrade', '--to', '3.4', '--dry-run', '--exit-code');
     expect(below.code, below.stderr).toBe(ExitCode.changes);
     const plain = await sb.kv('upgrade', '--to', '3.4', '--dry-run');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { authCluster34, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 
 const PASSWORD = 'kv-auth-test-pw';
 
@@ -17,19 +17,19 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
   'kv with etcd auth (real etcd 3.4, auth enabled)',
   () => {
     const cfg = tempConfigDir('opsctl-kv-auth-');
-    let c: RealCluster;
+    let c: RealTestCluster;
     let ep: string;
     const kv = (args: string[], env: Record<string, string> = {}) =>
       runCli(['kv', ...args, '--endpoints', ep], { env: { OPSCTL_CONFIG_DIR: cfg.dir, ...env } });
 
     beforeAll(async () => {
-      c = await authCluster34(PASSWORD);
+      c = await startCluster({ members: 'real', size: 1, version: '/usr/bin', ready: 'etcdctl', rootPassword: PASSWORD, configDir: cfg.dir });
       ep = c.endpoints[0]!;
       writeFileSync(join(cfg.dir, 'pw'), `${PASSWORD}\n`, { mode: 0o600 });
     }, 40_000);
 
-    afterAll(() => {
-      c?.destroy();
+    afterAll(async () => {
+      await c?.destroy();
       cfg.cleanup();
     });
 

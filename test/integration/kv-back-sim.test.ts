@@ -4,30 +4,29 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { PAUSED, runBin } from '../helpers/bin.js';
 import { inProcess } from '../helpers/in-process.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 // The ways back of issue 28 item 4 on simulated members: a hop's restore point, kv restore onto 3.5/3.6.
 // Fast but never speed-dependent: short polls, generous timeouts.
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
 
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 afterEach(async () => {
   await sb?.down();
   sb = undefined;
 });
 
 async function up(version: string) {
-  sb = kvSandbox();
-  const r = await sb.kv('sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms');
-  expect(r.code, r.stderr).toBe(0);
+  sb = (await startCluster({ members: 'simulated', size: 3, version: version })).sandbox;
   return sb;
 }
 
-async function versions(s: ReturnType<typeof kvSandbox>) {
+async function versions(s: KvSandbox) {
   return (await s.kv('version', '--json')).json<Array<{ name: string; server: string; cluster: string }>>();
 }
 
-function ladderFile(s: ReturnType<typeof kvSandbox>): any {
+function ladderFile(s: KvSandbox): any {
   const dir = join(s.dir, 'data', 'kv', 'journals');
   const sub = readdirSync(dir).find((x: string) => x.endsWith('.ladder'))!;
   return JSON.parse(readFileSync(join(dir, sub, 'ladder.json'), 'utf8'));

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 /**
  * `kv del` on simulated members (the zero-setup sandbox): a key, a prefix and a range, through the
  * leader and through a follower (which sends the delete on to the leader), on a 3.2 member (the
  * /v3alpha gateway) and a 3.4 one; every member then holds the same keys at the same revision.
  */
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 afterEach(async () => {
   await sb?.down();
   sb = undefined;
@@ -15,9 +15,7 @@ afterEach(async () => {
 describe('kv del on a simulated sandbox', () => {
   for (const version of ['3.2', '3.4']) {
     it(`${version}: a key, a prefix, a range and a missing key; leader and follower; the members agree after`, async () => {
-      sb = kvSandbox();
-      const up = await sb.kv('sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms');
-      expect(up.code, up.stderr).toBe(0);
+      sb = (await startCluster({ members: 'simulated', size: 3, version: version })).sandbox;
       for (const k of ['a/1', 'a/2', 'a/3', 'b/1', 'c', 'd']) expect((await sb.kv('put', k, `v-${k}`)).code).toBe(0);
       const members = (await sb.kv('member', 'list', '--json')).json<Array<{ name: string; client_urls: string[] }>>();
       const status = (await sb.kv('endpoint', 'status', '--json')).json<Array<{ endpoint: string; leader: boolean }>>();

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
 
@@ -11,11 +11,9 @@ const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
  * them, quoted as the run would; a plan where no member moves says so in one line and lists no command.
  */
 describe('kv upgrade --dry-run, command driver: the commands as the run will spawn them', () => {
-  let sb: ReturnType<typeof kvSandbox>;
+  let sb: KvSandbox;
   beforeAll(async () => {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox;
   }, 120_000);
   afterAll(async () => {
     await sb.down();

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 /**
  * Consistency, not only liveness, on simulated members: every member's KV hash (HashKV) at one
@@ -10,27 +10,25 @@ import { kvSandbox } from '../helpers/kv.js';
  */
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s', '--settle', '0s'];
 
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 afterEach(async () => {
   await sb?.down();
   sb = undefined;
 });
 
 async function up(version: string) {
-  sb = kvSandbox();
-  const r = await sb.kv('sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms');
-  expect(r.code, r.stderr).toBe(0);
+  sb = (await startCluster({ members: 'simulated', size: 3, version: version })).sandbox;
   for (let i = 0; i < 5; i++) expect((await sb.kv('put', `h/${i}`, `v${i}`)).code).toBe(0);
   return sb;
 }
 
 /** CONDITIONS.json of one member only. */
-function faultOn(s: ReturnType<typeof kvSandbox>, name: string, f: object) {
+function faultOn(s: KvSandbox, name: string, f: object) {
   const m = s.spec().members.find((x) => x.name === name)!;
   writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify(f));
 }
 
-async function servers(s: ReturnType<typeof kvSandbox>) {
+async function servers(s: KvSandbox) {
   return (await s.kv('version', '--json')).json<Array<{ name: string; server: string }>>().map((v) => `${v.name}:${v.server}`);
 }
 

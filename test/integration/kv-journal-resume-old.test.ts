@@ -5,7 +5,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { clusterKey } from '../../src/kv/journal/journal.js';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox, until, upSandbox } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s', '--settle', '0s'];
 
@@ -17,8 +18,8 @@ const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-tim
  */
 const FIXTURE = new URL('../fixtures/kv-journal-24d0506-after-stop.json', import.meta.url);
 
-let sb: ReturnType<typeof kvSandbox>;
-beforeEach(async () => (sb = await upSandbox('3.2')));
+let sb: KvSandbox;
+beforeEach(async () => (sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox));
 afterEach(() => sb.down());
 
 describe('a journal written before the member cycle was shared (issue 44 item 3)', () => {

@@ -2,30 +2,29 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 // Fast but never speed-dependent: short polls, generous timeouts.
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
 
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 afterEach(async () => {
   await sb?.down();
   sb = undefined;
 });
 
 async function up(version: string, ...extra: string[]) {
-  sb = kvSandbox();
-  const r = await sb.kv('sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms', ...extra);
-  expect(r.code, r.stderr).toBe(0);
+  sb = (await startCluster({ members: 'simulated', size: 3, version: version, extra: [...extra] })).sandbox;
   return sb;
 }
 
-async function versions(s: ReturnType<typeof kvSandbox>) {
+async function versions(s: KvSandbox) {
   return (await s.kv('version', '--json')).json<Array<{ name: string; server: string; cluster: string }>>();
 }
 
 /** The ladder file of the sandbox's cluster (one cluster per sandbox). */
-function ladder(s: ReturnType<typeof kvSandbox>): any {
+function ladder(s: KvSandbox): any {
   const dir = join(s.dir, 'data', 'kv', 'journals');
   const sub = existsSync(dir) ? readdirSync(dir).find((x: string) => x.endsWith('.ladder')) : undefined;
   const f = sub ? join(dir, sub, 'ladder.json') : undefined;

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 /**
  * `kv put --prev-kv` on simulated members (the zero-setup sandbox), as on etcd: the key as it was before the
  * put, through the leader and through a follower (which sends the put on to the leader), in `kv get --json`'s
  * shape; nothing before a key's first put. Beside etcdctl on real etcd: test/e2e/kv-etcdctl-verbs.test.ts.
  */
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 afterEach(async () => {
   await sb?.down();
   sb = undefined;
@@ -14,9 +14,7 @@ afterEach(async () => {
 
 describe('kv put --prev-kv on a simulated sandbox', () => {
   it('the value before, through the leader and a follower; none for a new key', async () => {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.4', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.4' })).sandbox;
     const status = (await sb.kv('endpoint', 'status', '--json')).json<Array<{ endpoint: string; leader: boolean }>>();
     const follower = `http://${status.find((s) => !s.leader)!.endpoint}`;
     const leader = `http://${status.find((s) => s.leader)!.endpoint}`;

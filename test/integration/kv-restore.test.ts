@@ -3,16 +3,14 @@ import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from
 import { MemberStore } from '@opsctl/etcd-sim/store.js';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 // Short polls, generous deadlines: never speed-dependent.
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s'];
 
-let sb: ReturnType<typeof kvSandbox>;
+let sb: KvSandbox;
 beforeEach(async () => {
-  sb = kvSandbox();
-  const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-  expect(up.code, up.stderr).toBe(0);
+  sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox;
   for (let i = 0; i < 8; i++) expect((await sb.kv('put', `before/${i}`, `v${i}`)).code).toBe(0);
 });
 afterEach(async () => {

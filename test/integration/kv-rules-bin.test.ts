@@ -1,22 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 /** The rulebook's refusals through the built binary (simulated members): nothing is stopped, no journal written. */
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 afterEach(async () => {
   await sb?.down();
   sb = undefined;
 });
 
-async function pids(s: ReturnType<typeof kvSandbox>) {
+async function pids(s: KvSandbox) {
   return (await s.kv('version', '--json')).json<Array<{ name: string; server: string }>>().map((v) => `${v.name}:${v.server}`);
 }
 
 describe('kv upgrade rulebook refusals (the built binary)', () => {
   it('3.3 → 3.4 with log-output: default: exit 1 naming log-outputs and the fix, every member still on 3.3', async () => {
-    sb = kvSandbox();
-    expect((await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.3', '--heartbeat', '50ms', '--config', 'log-output=default')).code).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.3', extra: ['--config', 'log-output=default'] })).sandbox;
     const before = await pids(sb);
     const r = await runBin(['kv', 'upgrade', '--to', '3.4', '--yes'], { env: sb.env });
     expect(r.exitCode, String(r.stderr)).toBe(1);
@@ -27,8 +26,7 @@ describe('kv upgrade rulebook refusals (the built binary)', () => {
   }, 120_000);
 
   it('3.4 → 3.5 with auth enabled: exit 1 naming the restore-based way, every member still on 3.4', async () => {
-    sb = kvSandbox();
-    expect((await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.4', '--heartbeat', '50ms')).code).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.4' })).sandbox;
     sb.fault({ authEnabled: true });
     const before = await pids(sb);
     const r = await runBin(['kv', 'upgrade', '--to', '3.5', '--yes'], { env: sb.env });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pidAlive, readPid } from '../../src/kv/drivers/local.js';
 import { clusterKey } from '../../src/kv/journal/journal.js';
 import { spaceProbe } from '../../src/kv/drivers/space.js';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s', '--settle', '0s', '--yes'];
 const MiB = 1024 * 1024;
@@ -16,14 +16,12 @@ const MiB = 1024 * 1024;
  * member back on its old binary and halts naming the path and the space needed.
  */
 describe('kv upgrade: space for the data-dir backup (issue 27)', () => {
-  let sb: ReturnType<typeof kvSandbox>;
+  let sb: KvSandbox;
   const realFree = spaceProbe.freeBytes;
   let mounted: string | undefined;
 
   beforeEach(async () => {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox;
   });
   afterEach(async () => {
     spaceProbe.freeBytes = realFree;

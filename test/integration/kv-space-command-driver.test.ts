@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s', '--settle', '0s', '--yes'];
 const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
@@ -15,13 +15,11 @@ const KiB = 1024;
  * host, the path and the space needed.
  */
 describe('kv upgrade, command driver: the backup space on the member host (issue 27)', () => {
-  let sb: ReturnType<typeof kvSandbox>;
+  let sb: KvSandbox;
   let bin: string;
 
   beforeEach(async () => {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox;
     bin = join(sb.dir, 'bin');
     mkdirSync(join(bin, 'log'), { recursive: true });
     // FAKE ssh: logs its argv (NUL-separated), drops `--` and the host, runs the rest with sh -c.

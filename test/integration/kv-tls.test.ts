@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { until } from '../helpers/kv.js';
 
@@ -130,13 +130,13 @@ describe.runIf(requireProgram('openssl', '/usr/bin/openssl'))('kv over TLS (http
   });
 
   describe.runIf(requireProgram('etcd', '/usr/bin/etcd'))('against a real etcd 3.4 member with --client-cert-auth', () => {
-    let etcd: RealCluster;
+    let etcd: RealTestCluster;
     beforeAll(async () => {
-      etcd = await realCluster({ size: 1, certs });
-      etcd.start(etcd.members[0]!, '/usr/bin');
+      etcd = await startCluster({ members: 'real', configDir: cfg.dir, size: 1, tls: certs });
+      etcd.real.start(etcd.members[0]!, '/usr/bin');
       await until(async () => (await health(etcd.endpoints[0]!, ...tlsFlags())).code === 0, 30_000, 'the TLS etcd member to answer');
     }, 40_000);
-    afterAll(() => etcd?.destroy());
+    afterAll(async () => await etcd?.destroy());
 
     it('answers with the right certificates; refuses a client certificate from another CA, naming --cert/--key', async () => {
       const ok = await runCli(['kv', 'version', '--endpoints', etcd.endpoints[0]!, ...tlsFlags(), '--json'], { env });

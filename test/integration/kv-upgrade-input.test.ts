@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 describe('kv upgrade --to: bad input before anything else', () => {
   it.each(['4.0', '3.9', '2.1'])('--to %s is not a supported target: exit 2 naming the supported ones', async (to) => {
@@ -18,11 +18,9 @@ describe('kv upgrade --to: bad input before anything else', () => {
 });
 
 describe('kv upgrade on a simulated 3.3 sandbox', () => {
-  let sb: ReturnType<typeof kvSandbox>;
+  let sb: KvSandbox;
   beforeAll(async () => {
-    sb = kvSandbox();
-    const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.3', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.3' })).sandbox;
   });
   afterAll(async () => {
     await sb.down();

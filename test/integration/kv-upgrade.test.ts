@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { clusterKey } from '../../src/kv/journal/journal.js';
 import { runBin } from '../helpers/bin.js';
 import { inProcess } from '../helpers/in-process.js';
-import { kvSandbox, until, upSandbox } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 
 // Fast but never speed-dependent: short polls, generous timeouts.
 const FAST = ['--poll-interval', '50ms', '--healthy-timeout', '30s', '--stop-timeout', '20s'];
 
-let sb: ReturnType<typeof kvSandbox>;
-beforeEach(async () => (sb = await upSandbox('3.2')));
+let sb: KvSandbox;
+beforeEach(async () => (sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox));
 afterEach(() => sb.down());
 
 async function versions() {

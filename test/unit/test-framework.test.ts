@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/ts-files.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * One way to bring up a cluster in a test (issue 59 item 5): startCluster from test/framework (docs/development.md,
+ * "A cluster in a test"). A test file brings one up only through test/framework/index.ts: never the old helpers'
+ * paths (test/helpers/etcd-cluster.ts, etcd-containers.ts: re-exports of the backends for the files not moved
+ * yet), nor kvSandbox/upSandbox, nor a backend file of the framework, nor `kv sandbox up` run by hand, unless the
+ * command is the file's subject (SUBJECT).
+ */
+const OLD = [
+  { what: 'imports test/helpers/etcd-cluster', re: /from '[./]*\/?(?:helpers\/)?etcd-cluster\.js'/ },
+  { what: 'imports test/helpers/etcd-containers', re: /from '[./]*\/?(?:helpers\/)?etcd-containers\.js'/ },
+  { what: 'imports kvSandbox or upSandbox', re: /import \{[^}]*\b(?:kvSandbox|upSandbox)\b[^}]*\} from '[^']*helpers\/kv\.js'/ },
+  { what: "imports a framework backend instead of test/framework's index", re: /from '[^']*framework\/(?:real|container|simulated|start|cluster)\.js'/ },
+  { what: 'runs `kv sandbox up` by hand', re: /'sandbox',\s*'up'/ },
+];
+
+/** Files whose subject is `opsctl kv sandbox up` itself: they run it for that subject (and the framework for anything else). */
+const SUBJECT = new Set(['test/integration/kv-sandbox-config.test.ts', 'test/integration/kv-sandbox-ports.test.ts']);
+
+/** Files not moved onto test/framework yet: this list only shrinks (a file moved must leave it). */
+const PENDING = new Set([
+  'test/e2e/habits-etcdctl.e2e.test.ts',
+  'test/e2e/kv-ask-tty-pty.test.ts',
+  'test/e2e/kv-back-etcd.test.ts',
+  'test/e2e/kv-backups-prune.test.ts',
+  'test/e2e/kv-data-trial.test.ts',
+  'test/e2e/kv-etcd-netns.test.ts',
+  'test/e2e/kv-etcd-restore.test.ts',
+  'test/e2e/kv-etcd-upgrade.test.ts',
+  'test/e2e/kv-etcd.test.ts',
+  'test/e2e/kv-journal-fuzz.test.ts',
+  'test/e2e/kv-ladder-etcd.test.ts',
+  'test/e2e/kv-last-words-pty.test.ts',
+  'test/e2e/kv-load-ladder.test.ts',
+  'test/e2e/kv-orphan-start.test.ts',
+  'test/e2e/kv-paths-etcd.test.ts',
+  'test/e2e/kv-paths-ssh-etcd.test.ts',
+  'test/e2e/kv-plan-words.test.ts',
+  'test/e2e/kv-rehearse-etcd.test.ts',
+  'test/e2e/kv-report-chromium.test.ts',
+  'test/e2e/kv-restore-pty.test.ts',
+  'test/e2e/kv-s3-etcd.test.ts',
+  'test/e2e/kv-s3-offsite.test.ts',
+  'test/e2e/kv-s3-stores.test.ts',
+  'test/e2e/kv-ssh-hosts.test.ts',
+  'test/e2e/kv-stage.test.ts',
+  'test/e2e/kv-v2store-etcd.test.ts',
+  'test/e2e/kv-verbs-secure.test.ts',
+  'test/e2e/kv-wal-dir-etcd.test.ts',
+  'test/e2e/kv-whole-cluster.test.ts',
+  'test/e2e/kv-whole-etcd.test.ts',
+  'test/e2e/package.test.ts',
+  'test/helpers/crash-cluster.ts',
+  'test/integration/completions.test.ts',
+  'test/integration/env-commands.test.ts',
+  'test/integration/kv-gate-rounds.test.ts',
+  'test/integration/kv-sandbox-ports.test.ts',
+  'test/integration/kv-settle-auto.test.ts',
+]);
+
+/** Every test file and helper under test/ outside the framework and the old helpers themselves, with what it does of OLD. */
+function offenders(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const own = new Set(['test/helpers/etcd-cluster.ts', 'test/helpers/etcd-containers.ts', 'test/helpers/kv.ts', 'test/unit/test-framework.test.ts']);
+  for (const abs of tsFiles(join(ROOT, 'test'))) {
+    const file = relative(ROOT, abs).split(sep).join('/');
+    if (file.startsWith('test/framework/') || own.has(file)) continue;
+    const text = readFileSync(abs, 'utf8');
+    const found = OLD.filter((o) => o.re.test(text) && !(SUBJECT.has(file) && o.what.startsWith('runs'))).map((o) => o.what);
+    if (found.length) out.set(file, found);
+  }
+  return out;
+}
+
+describe('clusters in tests come up through test/framework', () => {
+  it('no file outside the pending list brings one up another way', () => {
+    const bad = [...offenders()].filter(([f]) => !PENDING.has(f)).map(([f, what]) => `${f}: ${what.join('; ')}`);
+    expect(bad, 'use startCluster from test/framework/index.js (docs/development.md, "A cluster in a test")').toEqual([]);
+  });
+
+  it('the pending list names only files still to move (take a moved file off it)', () => {
+    const left = offenders();
+    expect([...PENDING].filter((f) => !left.has(f))).toEqual([]);
+  });
+});
