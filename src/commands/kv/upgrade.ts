@@ -233,7 +233,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
         if (r.status !== 'done' && r.status !== 'halted') return out;
         const { backupsOfRuns, ladderRunIds } = await import('./lib/upgrade-backups.js');
         const { ids, steps, fates, copies, snaps } = await ladderRunIds(r);
-        const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates, copies, snaps);
+        const b = await backupsOfRuns(ctx, cluster.key, { ids, steps, fates, copies, snaps });
         out.text = `${out.text}\n${b.line}`;
         out.data = {
           ...r,
@@ -268,7 +268,13 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const out = withChanges(render(report, ctx, checks, commands, opts.rehearse ? PLANNED_ONLY.rehearse : PLANNED_ONLY.dry), opts, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./lib/upgrade-backups.js');
-    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies, report.dataCopies, report.snapshots);
+    const b = await backupsOfRuns(ctx, cluster.key, {
+      ids: [report.run],
+      steps: report.steps,
+      fates: report.copies,
+      copies: report.dataCopies,
+      snaps: report.snapshots,
+    });
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };
   }
