@@ -194,7 +194,7 @@ function causeText(cause: unknown): string {
  * that does not watch, ends the process at once with 130. The words say which signal came (Ctrl-C
  * or SIGTERM), and only Ctrl-C is offered as a way to quit at once.
  */
-export function signalNotice(signal: NodeJS.Signals, count: number, safePoint: boolean): string {
+export function signalNotice({ signal, count, safePoint }: { signal: NodeJS.Signals; count: number; safePoint: boolean }): string {
   const what = signal === 'SIGINT' ? 'interrupted' : signal === 'SIGTERM' ? 'terminated (SIGTERM)' : `stopped (${signal})`;
   if (safePoint && count === 1) {
     return `${what}: stopping at the next safe point${signal === 'SIGINT' ? '; press Ctrl-C again to quit at once' : ''}`;
@@ -293,7 +293,7 @@ export async function run(overrides: ContextOverrides = {}): Promise<void> {
     const safePoint = Boolean(ctx?.handlesInterrupt);
     // the spinner line goes first, so the notice is not drawn over (and no progress follows it)
     if (!safePoint || interrupts > 1) ctx?.io.endProgress();
-    const notice = signalNotice(signal, interrupts, safePoint);
+    const notice = signalNotice({ signal, count: interrupts, safePoint });
     if (ctx) ctx.io.err(`\n${ctx.io.colorErr.yellow('!')} ${notice}`);
     else process.stderr.write(`\n${notice}\n`);
     ctx?.abort.abort(signal);

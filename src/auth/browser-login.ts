@@ -148,7 +148,7 @@ export async function login(ctx: LoginDeps, opts: LoginOptions): Promise<LoginOu
     // --consent-as involves no browser: say what opsctl does instead of how to use one
     const host = new URL(settings.authUrl).host;
     if (!opts.consentAs) opts.progress({ kind: 'open-url', host, url });
-    const decision = browserDecision(ctx.env, opts.browser && !opts.consentAs);
+    const decision = browserDecision(ctx.env, { browser: opts.browser && !opts.consentAs });
     if (opts.consentAs) {
       opts.progress({ kind: 'consent-as', host, account: opts.consentAs });
       ctx.debug(`authorization request ${url}`);

@@ -4,7 +4,7 @@ import { escapeHtml, htmlPage } from '@opsctl/shared/html.js';
 export { escapeHtml, htmlPage };
 
 /** The page the loopback listener shows the browser: success or the error, every value escaped. */
-export function resultPage(ok: boolean, title: string, lines: string[]): string {
+export function resultPage({ ok, title, lines }: { ok: boolean; title: string; lines: string[] }): string {
   return htmlPage(
     `opsctl: ${title}`,
     `<h1 class="${ok ? 'ok' : 'err'}" id="result" data-ok="${ok}">${escapeHtml(title)}</h1>

@@ -113,7 +113,7 @@ function answerBrowser(req: IncomingMessage, res: ServerResponse, once: OneCallb
   // `GET http://[x/ HTTP/1.1` parses as a request but not as a URL: a 400, and the wait goes on.
   const url = URL.canParse(req.url ?? '/', 'http://127.0.0.1') ? new URL(req.url ?? '/', 'http://127.0.0.1') : undefined;
   if (!url) {
-    send(400, resultPage(false, 'Bad request', ['This address only receives the sign-in response for opsctl.']));
+    send(400, resultPage({ ok: false, title: 'Bad request', lines: ['This address only receives the sign-in response for opsctl.'] }));
     return;
   }
   const params = paramsOf(url.searchParams);
@@ -131,18 +131,18 @@ function answerBrowser(req: IncomingMessage, res: ServerResponse, once: OneCallb
     return;
   }
   if (req.method !== 'GET' || url.pathname !== '/' || (!params.code && !params.error)) {
-    send(404, resultPage(false, 'Not found', ['This address only receives the sign-in response for opsctl.']));
+    send(404, resultPage({ ok: false, title: 'Not found', lines: ['This address only receives the sign-in response for opsctl.'] }));
     return;
   }
   if (once.settled) {
-    send(409, resultPage(false, 'Already done', ['opsctl already received a sign-in response. You can close this window.']));
+    send(409, resultPage({ ok: false, title: 'Already done', lines: ['opsctl already received a sign-in response. You can close this window.'] }));
     return;
   }
   const problem = once.take(params, (page) => {
-    send(page.ok ? 200 : 400, resultPage(page.ok, page.title, page.lines));
+    send(page.ok ? 200 : 400, resultPage(page));
     void close();
   });
-  if (problem) send(400, resultPage(false, 'Sign-in response rejected', [problem, 'Return to the terminal.']));
+  if (problem) send(400, resultPage({ ok: false, title: 'Sign-in response rejected', lines: [problem, 'Return to the terminal.'] }));
 }
 
 /** The parameters of a redirected URL the user pasted, or what is wrong with it. */

@@ -322,7 +322,7 @@ export function completeVerb(verb: Command): void {
  * dispatches to it or when the group's own --help is printed: a command builds the options of the verb it
  * runs, not of every verb (as the tracker builds one resource's verbs).
  */
-export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, lazy = false): Command {
+export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, { lazy = false }: { lazy?: boolean } = {}): Command {
   const cmd = parent.command(spec.name);
   for (const alias of spec.aliases ?? []) cmd.alias(alias);
   cmd.description(spec.summary);
@@ -344,7 +344,7 @@ export function addLazyVerbs(cmd: Command, ctx: Context, verbs: readonly Command
   const fills = new Map<string, () => void>();
   for (const verb of verbs) {
     if ('verbs' in verb) {
-      addGroup(cmd, ctx, verb, true);
+      addGroup(cmd, ctx, verb, { lazy: true });
       continue;
     }
     const sub = verbCommand(cmd, verb);

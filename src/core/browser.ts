@@ -4,8 +4,11 @@
  * display (the system opener would open nothing, or open it on another screen), unless BROWSER names
  * the program to run (a text browser or a script needs no display, and the person chose it for this session).
  */
-export function browserDecision(env: NodeJS.ProcessEnv, browserFlag = true, platform: NodeJS.Platform = process.platform): { open: boolean; reason?: string } {
-  if (!browserFlag) return { open: false, reason: '--no-browser' };
+export function browserDecision(
+  env: NodeJS.ProcessEnv,
+  { browser = true, platform = process.platform }: { browser?: boolean; platform?: NodeJS.Platform } = {},
+): { open: boolean; reason?: string } {
+  if (!browser) return { open: false, reason: '--no-browser' };
   if (env.CI) return { open: false, reason: 'CI is set' };
   if (env.BROWSER) return { open: true };
   if (env.SSH_CONNECTION) return { open: false, reason: 'this is an SSH session' };

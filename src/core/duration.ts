@@ -48,10 +48,10 @@ export function durationFlag(flag: string, value: string, o: DurationFlag = {}):
   const bare = o.bare ?? 'ms';
   const ms = parseDuration(value, bare);
   if (ms !== undefined && (ms > 0 || !o.positive)) return ms;
-  return fail(flag, value, bare, o.positive);
+  return fail(flag, value, { bare, positive: o.positive });
 }
 
-function fail(flag: string, value: string, bare: DurationUnit, positive?: boolean): never {
+function fail(flag: string, value: string, { bare, positive }: { bare: DurationUnit; positive?: boolean }): never {
   throw new UsageError(`${flag}: ${JSON.stringify(value)} is not a duration${positive ? ' above zero' : ''}`, {
     field: flag,
     hint: `write it as 500ms, 30s, 2m or 1.5h (a bare number counts ${UNIT_NAME[bare]})`,

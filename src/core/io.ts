@@ -130,8 +130,8 @@ export class IOStreams {
    * Text for stdout with control characters neutralised when stdout is a terminal (see
    * `neutralizeControls`); `keepColours` for text that carries our own colouring.
    */
-  safeOut(text: string, keepColours = false): string {
-    return this.isStdoutTTY ? neutralizeControls(text, keepColours && this.color.level > 0) : text;
+  safeOut(text: string, { keepColours = false }: { keepColours?: boolean } = {}): string {
+    return this.isStdoutTTY ? neutralizeControls(text, { keepColours: keepColours && this.color.level > 0 }) : text;
   }
 
   /** Text for stderr with control characters neutralised when stderr is a terminal. */
@@ -140,7 +140,7 @@ export class IOStreams {
   }
 
   /** Whether a prompt may be shown: both ends are terminals, CI is unset, and --no-input was not given. */
-  canPrompt(noInput: boolean): boolean {
+  canPrompt({ noInput }: { noInput: boolean }): boolean {
     return this.isStdinTTY && this.isStdoutTTY && !this.env.CI && !noInput;
   }
 
@@ -484,7 +484,7 @@ const SGR = /^\u001b\[[0-9;]*m/;
  * `keepColours` lets colour/bold sequences (ESC [ digits m) through, for text that mixes our own
  * colouring with server words: they can change colours only, never move anything.
  */
-export function neutralizeControls(text: string, keepColours = false): string {
+export function neutralizeControls(text: string, { keepColours = false }: { keepColours?: boolean } = {}): string {
   return (
     text
       .replace(/\r\n/g, '\n')

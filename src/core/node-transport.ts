@@ -39,7 +39,7 @@ export class NodeTransport {
 
   constructor(private readonly opts: NodeTransportOptions = {}) {}
 
-  private pool(secure: boolean): Pool {
+  private pool({ secure }: { secure: boolean }): Pool {
     if (secure) {
       if (!this.secure) {
         const https = process.getBuiltinModule('node:https');
@@ -72,7 +72,7 @@ export class NodeTransport {
         return;
       }
       const secure = url.protocol === 'https:';
-      const { request, agent } = this.pool(secure);
+      const { request, agent } = this.pool({ secure });
       const hostPort = `${url.hostname}:${url.port || (secure ? '443' : '80')}`;
       const headers = { ...req.headers, ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}) };
       const r = request(url, { method: req.method, headers, agent, signal: req.signal });

@@ -96,7 +96,7 @@ export function render(io: IOStreams, result: CommandResult, opts: RenderOptions
   }
   if (result.text !== undefined) {
     // human text may carry a server's words (a kv value, a member's error) next to our own colours
-    if (result.text) io.out(io.safeOut(result.text, true));
+    if (result.text) io.out(io.safeOut(result.text, { keepColours: true }));
   } else if (result.data !== undefined && result.data !== null) {
     const text = formatHuman(io, result.data, result.columns);
     if (text) io.out(text);

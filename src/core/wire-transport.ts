@@ -80,11 +80,11 @@ export class AnswerParser {
   end(): Answer | undefined {
     if (!this.head || this.framing !== 'close') return undefined;
     this.parts.push(this.buf);
-    return this.done(false);
+    return this.done({ framed: false });
   }
 
   private body(): Answer | undefined {
-    if (this.framing === 'none') return this.done(true);
+    if (this.framing === 'none') return this.done({ framed: true });
     if (this.framing === 'close') {
       this.parts.push(this.buf);
       this.buf = Buffer.alloc(0);
@@ -95,19 +95,19 @@ export class AnswerParser {
       this.parts.push(this.buf.subarray(0, take));
       this.buf = this.buf.subarray(take);
       this.left -= take;
-      return this.left === 0 ? this.done(true) : undefined;
+      return this.left === 0 ? this.done({ framed: true }) : undefined;
     }
     for (;;) {
       if (this.trailers) {
         // trailer fields, then an empty line (right away when there are none)
         if (this.buf.length >= 2 && this.buf[0] === 0x0d && this.buf[1] === 0x0a) {
           this.buf = this.buf.subarray(2);
-          return this.done(true);
+          return this.done({ framed: true });
         }
         const end = this.buf.indexOf(CRLF2);
         if (end < 0) return undefined;
         this.buf = this.buf.subarray(end + 4);
-        return this.done(true);
+        return this.done({ framed: true });
       }
       if (this.left > 0) {
         const take = Math.min(this.left, this.buf.length);
@@ -137,7 +137,7 @@ export class AnswerParser {
     }
   }
 
-  private done(framed: boolean): Answer {
+  private done({ framed }: { framed: boolean }): Answer {
     const head = this.head!;
     return {
       statusCode: head.statusCode,
@@ -240,7 +240,7 @@ export class WireTransport {
       const port = Number(url.port || (secure ? 443 : 80));
       const key = `${secure ? 's' : 'p'}:${host}:${port}`;
       const pipeline = Boolean(req.pipeline);
-      const conn = (pipeline ? this.inRow(key) : undefined) ?? this.take(key) ?? this.connect(secure, host, port, key);
+      const conn = (pipeline ? this.inRow(key) : undefined) ?? this.take(key) ?? this.connect({ secure, host, port, key });
       // the deadline (or Ctrl-C): this request fails with its reason, any pipelined with it as cut short (HttpClient sends them again)
       const onAbort = () => {
         const at = conn.queue.indexOf(exchange);
@@ -333,7 +333,7 @@ export class WireTransport {
     }
   }
 
-  private connect(secure: boolean, host: string, port: number, key: string): Conn {
+  private connect({ secure, host, port, key }: { secure: boolean; host: string; port: number; key: string }): Conn {
     const tls = this.opts.tls;
     const socket: Socket = secure
       ? process.getBuiltinModule('node:tls').connect({

@@ -89,7 +89,14 @@ function text(
   return undefined;
 }
 
-function oneOf<T extends string>(o: Obj, key: string, path: string, allowed: readonly T[], issues: Issues, required = false): T | undefined {
+function oneOf<T extends string>(
+  o: Obj,
+  key: string,
+  path: string,
+  allowed: readonly T[],
+  issues: Issues,
+  { required = false }: { required?: boolean } = {},
+): T | undefined {
   const v = o[key];
   if (v === undefined) {
     if (required) issues.push(`${at(path, key)}: required (one of ${allowed.join(', ')})`);
@@ -172,7 +179,7 @@ function checkField(v: unknown, path: string, issues: Issues): DesiredField | un
   const id = text(o, 'id', path, issues, { pattern: ID_PATTERNS.field, message: 'must match [A-Za-z0-9]+' });
   const name = text(o, 'name', path, issues, { required: true, nonEmpty: true });
   const renamedFrom = oldNames(o, path, issues);
-  const type = oneOf(o, 'type', path, FIELD_TYPES, issues, true);
+  const type = oneOf(o, 'type', path, FIELD_TYPES, issues, { required: true });
   const out: DesiredField = { ...(id !== undefined ? { id } : {}), name: name ?? '', ...(renamedFrom ? { renamedFrom } : {}), type: type ?? 'text' };
   const required = flag(o, 'required', path, issues);
   if (required !== undefined) out.required = required;
@@ -199,7 +206,7 @@ function checkPermission(v: unknown, path: string, issues: Issues): DesiredPermi
   if (!o) return undefined;
   const email = text(o, 'email', path, issues, { pattern: EMAIL, message: 'is not an email address' });
   const audience = text(o, 'audience', path, issues, { pattern: /^audiences\/[A-Za-z0-9_-]+$/, message: 'must look like audiences/default' });
-  const role = oneOf(o, 'role', path, ROLES, issues, true);
+  const role = oneOf(o, 'role', path, ROLES, issues, { required: true });
   if ((o.email === undefined) === (o.audience === undefined)) issues.push(`${path}: give exactly one of email or audience`);
   if (!role || (email === undefined && audience === undefined)) return undefined;
   return email !== undefined ? { email: email.toLowerCase(), role } : { audience, role };

@@ -42,7 +42,7 @@ export function planWrites(plan: Plan): number {
   );
 }
 
-function listOptions(list: boolean | number | undefined): { maxEntries?: number } | undefined {
+function listOptions({ list }: Pick<DesiredField, 'list'>): { maxEntries?: number } | undefined {
   if (list === undefined || list === false) return undefined;
   return list === true ? {} : { maxEntries: list };
 }
@@ -52,7 +52,7 @@ function sameList(a: { maxEntries?: number } | undefined, b: { maxEntries?: numb
   return (a.maxEntries ?? 0) === (b.maxEntries ?? 0);
 }
 
-function typeOptions(f: DesiredField, withChoices: boolean): Record<string, unknown> {
+function typeOptions(f: DesiredField, { withChoices }: { withChoices: boolean }): Record<string, unknown> {
   switch (f.type) {
     case 'text':
       return { textOptions: {} };
@@ -61,11 +61,11 @@ function typeOptions(f: DesiredField, withChoices: boolean): Record<string, unkn
     case 'date':
       return { dateOptions: { dateFormatType: f.dateFormat ?? 'LONG_DATE' } };
     case 'user': {
-      const lo = listOptions(f.list);
+      const lo = listOptions(f);
       return { userOptions: lo ? { listOptions: lo } : {} };
     }
     case 'selection': {
-      const lo = listOptions(f.list);
+      const lo = listOptions(f);
       return {
         selectionOptions: {
           ...(lo ? { listOptions: lo } : {}),
@@ -87,7 +87,7 @@ function newField(f: DesiredField, before?: string): Record<string, unknown> {
   return {
     ...(f.id ? { id: f.id } : {}),
     properties: { displayName: f.name, ...(f.required ? { required: true } : {}), ...(before ? { insertBeforeField: before } : {}) },
-    ...typeOptions(f, true),
+    ...typeOptions(f, { withChoices: true }),
   };
 }
 
@@ -360,18 +360,18 @@ function planFields(current: Label, desired: DesiredLabel, out: Plan): void {
           `fields[${i}] ("${want.name}"): the field is published as ${type}; its type cannot change to ${want.type}. Give the field a new name (the old one is then disabled).`,
         );
       }
-      out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, true), updateMask: '*' } });
+      out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, { withChoices: true }), updateMask: '*' } });
       out.changes.push(`~ field "${want.name}": type ${type} → ${want.type}`);
       return;
     }
     if (want.type === 'date' && (cur.dateOptions?.dateFormatType ?? 'LONG_DATE') !== (want.dateFormat ?? 'LONG_DATE')) {
-      out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, false), updateMask: 'dateOptions.dateFormatType' } });
+      out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, { withChoices: false }), updateMask: 'dateOptions.dateFormatType' } });
       out.changes.push(`~ field "${want.name}": dateFormat → ${want.dateFormat ?? 'LONG_DATE'}`);
     }
     if (want.type === 'selection' || want.type === 'user') {
       const curList = want.type === 'selection' ? cur.selectionOptions?.listOptions : cur.userOptions?.listOptions;
-      if (!sameList(curList, listOptions(want.list))) {
-        out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, false), updateMask: `${want.type}Options.listOptions` } });
+      if (!sameList(curList, listOptions(want))) {
+        out.requests.push({ updateFieldType: { id: cur.id, ...typeOptions(want, { withChoices: false }), updateMask: `${want.type}Options.listOptions` } });
         out.changes.push(`~ field "${want.name}": list → ${want.list ?? false}`);
       }
     }

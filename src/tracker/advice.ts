@@ -6,7 +6,12 @@ import { UsageError } from '../core/errors.js';
  * 3 characters) is a warning on stderr, or with `strict` a usage error (exit 2) naming the field and the
  * fix, before anything is sent. `where` names the record in a file ("projects[2] (Backend)").
  */
-export function checkAdvice(warn: (text: string) => void, resource: string, bodies: ReadonlyArray<{ body: unknown; where?: string }>, strict: boolean): void {
+export function checkAdvice(
+  warn: (text: string) => void,
+  resource: string,
+  bodies: ReadonlyArray<{ body: unknown; where?: string }>,
+  { strict }: { strict: boolean },
+): void {
   const found = bodies.flatMap(({ body, where }) => adviceFor(resource, body).map((a) => ({ ...a, where })));
   if (found.length === 0) return;
   const line = (a: (typeof found)[number]) => `${a.where ? `${a.where}: ` : ''}${a.message}`;

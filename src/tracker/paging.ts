@@ -41,8 +41,8 @@ export async function fetchList(http: HttpClient, path: string, query: Query, pa
       items.push(...got.data);
       opts.onPage?.(items.length, got.total);
       const done = got.next === null || got.next === undefined || got.data.length === 0;
-      if (done) return finish(items, limit, false, got.total);
-      if (!wantAll || items.length >= limit) return finish(items, limit, true, got.total);
+      if (done) return finish(items, limit, { more: false, total: got.total });
+      if (!wantAll || items.length >= limit) return finish(items, limit, { more: true, total: got.total });
       page = got.next as number;
     }
   }
@@ -53,12 +53,12 @@ export async function fetchList(http: HttpClient, path: string, query: Query, pa
       const got = await http.get<unknown[]>(path, { ...query, limit: size, offset });
       items.push(...got);
       opts.onPage?.(items.length);
-      if (got.length < size) return finish(items, limit, false);
+      if (got.length < size) return finish(items, limit, { more: false });
       offset += got.length;
       if (!wantAll || items.length >= limit) {
         // one record more tells whether the list really goes on
         const peek = await http.get<unknown[]>(path, { ...query, limit: 1, offset });
-        return finish(items, limit, peek.length > 0);
+        return finish(items, limit, { more: peek.length > 0 });
       }
     }
   }
@@ -71,16 +71,16 @@ export async function fetchList(http: HttpClient, path: string, query: Query, pa
     items.push(...got.data);
     opts.onPage?.(items.length, got.total);
     if (!got.next) {
-      const out = finish(items, limit, items.length < got.total, got.total);
+      const out = finish(items, limit, { more: items.length < got.total, total: got.total });
       // no next page although total says more: the server caps what it hands out, and --all cannot help
       return items.length < got.total && items.length < limit ? { ...out, capped: true } : out;
     }
-    if (!wantAll || items.length >= limit) return finish(items, limit, true, got.total);
+    if (!wantAll || items.length >= limit) return finish(items, limit, { more: true, total: got.total });
     got = await http.get(got.next);
   }
 }
 
-function finish(items: unknown[], limit: number, more: boolean, total?: number): Fetched {
+function finish(items: unknown[], limit: number, { more, total }: { more: boolean; total?: number }): Fetched {
   if (items.length > limit) return { items: items.slice(0, limit), more: true, total };
   return { items, more, total };
 }

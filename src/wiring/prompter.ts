@@ -49,7 +49,7 @@ function openTty(): Asking | undefined {
  */
 export function terminalPrompter(ctx: Context): Prompter {
   const { io } = ctx;
-  const canPrompt = io.canPrompt(ctx.noInput);
+  const canPrompt = io.canPrompt({ noInput: ctx.noInput });
   const yes = Boolean(ctx.globals.yes);
   /** Where to ask, or undefined: stderr redirected and no /dev/tty. */
   const terminal = (): Asking | undefined => (io.isStderrTTY ? { output: io.stderr, elsewhere: false, close: () => undefined } : openTty());

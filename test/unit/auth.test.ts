@@ -93,7 +93,7 @@ describe('HTML escaping', () => {
   it('escapes error values on the result page', () => {
     const evil = `<script>alert("x")</script>&'`;
     expect(escapeHtml(evil)).toBe('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#38;&#39;');
-    const page = resultPage(false, evil, [evil]);
+    const page = resultPage({ ok: false, title: evil, lines: [evil] });
     expect(page).not.toContain('<script>');
     expect(page).toContain('&#60;script&#62;');
   });
@@ -101,18 +101,18 @@ describe('HTML escaping', () => {
 
 describe('small parts', () => {
   it('decides whether to open a browser', () => {
-    expect(browserDecision({ DISPLAY: ':0' }, true, 'linux').open).toBe(true);
-    expect(browserDecision({}, true, 'linux')).toMatchObject({ open: false });
-    expect(browserDecision({ WAYLAND_DISPLAY: 'w' }, true, 'linux').open).toBe(true);
-    expect(browserDecision({ DISPLAY: ':0', CI: '1' }, true, 'linux').open).toBe(false);
-    expect(browserDecision({ DISPLAY: ':0', SSH_CONNECTION: '1 2 3 4' }, true, 'linux').open).toBe(false);
-    expect(browserDecision({}, true, 'darwin').open).toBe(true);
-    expect(browserDecision({}, false, 'darwin')).toEqual({ open: false, reason: '--no-browser' });
+    expect(browserDecision({ DISPLAY: ':0' }, { browser: true, platform: 'linux' }).open).toBe(true);
+    expect(browserDecision({}, { browser: true, platform: 'linux' })).toMatchObject({ open: false });
+    expect(browserDecision({ WAYLAND_DISPLAY: 'w' }, { browser: true, platform: 'linux' }).open).toBe(true);
+    expect(browserDecision({ DISPLAY: ':0', CI: '1' }, { browser: true, platform: 'linux' }).open).toBe(false);
+    expect(browserDecision({ DISPLAY: ':0', SSH_CONNECTION: '1 2 3 4' }, { browser: true, platform: 'linux' }).open).toBe(false);
+    expect(browserDecision({}, { browser: true, platform: 'darwin' }).open).toBe(true);
+    expect(browserDecision({}, { browser: false, platform: 'darwin' })).toEqual({ open: false, reason: '--no-browser' });
     // BROWSER names the program to run: it needs no display (w3m, a script), and it was chosen for this session
-    expect(browserDecision({ BROWSER: 'w3m' }, true, 'linux').open).toBe(true);
-    expect(browserDecision({ BROWSER: 'w3m', SSH_CONNECTION: '1 2 3 4' }, true, 'linux').open).toBe(true);
-    expect(browserDecision({ BROWSER: 'w3m', CI: '1' }, true, 'linux')).toEqual({ open: false, reason: 'CI is set' });
-    expect(browserDecision({ BROWSER: 'w3m' }, false, 'linux').open).toBe(false);
+    expect(browserDecision({ BROWSER: 'w3m' }, { browser: true, platform: 'linux' }).open).toBe(true);
+    expect(browserDecision({ BROWSER: 'w3m', SSH_CONNECTION: '1 2 3 4' }, { browser: true, platform: 'linux' }).open).toBe(true);
+    expect(browserDecision({ BROWSER: 'w3m', CI: '1' }, { browser: true, platform: 'linux' })).toEqual({ open: false, reason: 'CI is set' });
+    expect(browserDecision({ BROWSER: 'w3m' }, { browser: false, platform: 'linux' }).open).toBe(false);
   });
   it('parses scopes', () => {
     expect(parseScopes(['openid,email', 'media.readonly'])).toEqual(['openid', 'email', 'https://www.googleapis.com/auth/media.readonly']);

@@ -64,50 +64,6 @@ function srcFiles(): Array<{ file: string; text: string }> {
     .map((f) => ({ file: `src/${f.split('\\').join('/')}`, text: readFileSync(join(ROOT, 'src', f), 'utf8') }));
 }
 
-/**
- * Files that still hold offenders, with how many: a count only shrinks (the test fails naming a file whose
- * count went down, so the list is lowered with the fix, and one whose count went up), and a file not listed
- * holds none. The ladder and the rehearsal are being split by what they do (issue 59 item 1): their
- * functions take named values once split.
- */
-const PENDING: Record<string, number> = {
-  // to be given named values (fixed so far: 31 functions, the ladder's and the rehearsal's among them; each line lowered with its fix)
-  'src/auth/html.ts': 1,
-  'src/cli.ts': 1,
-  'src/commands/api/api.spec.ts': 1,
-  'src/commands/auth/token.ts': 1,
-  'src/commands/kv/index.ts': 1,
-  'src/commands/kv/lib/upgrade-backups.ts': 1,
-  'src/commands/labels/apply.ts': 1,
-  'src/commands/labels/lib/shared.ts': 1,
-  'src/commands/lib/home-path.ts': 1,
-  'src/commands/spec.ts': 1,
-  'src/commands/tracker/index.ts': 1,
-  'src/commands/tracker/upload.ts': 1,
-  'src/core/browser.ts': 1,
-  'src/core/duration.ts': 1,
-  'src/core/io.ts': 3,
-  'src/core/node-transport.ts': 1,
-  'src/core/wire-transport.ts': 2,
-  'src/kv/cluster/client.ts': 1,
-  'src/kv/cluster/wait.ts': 1,
-  'src/kv/drivers/command.ts': 1,
-  'src/kv/drivers/local.ts': 1,
-  'src/kv/journal/journal.ts': 2,
-  'src/kv/offsite/upload.ts': 2,
-  'src/kv/rules/summary.ts': 1,
-  'src/kv/snapshot/bbolt.ts': 5,
-  'src/kv/trial/data-judge.ts': 1,
-  'src/kv/upgrade/cycle.ts': 2,
-  'src/kv/upgrade/run.ts': 5,
-  'src/kv/v2fix/v2store-fix.ts': 3,
-  'src/labels/file.ts': 1,
-  'src/labels/plan.ts': 2,
-  'src/program.ts': 1,
-  'src/tracker/advice.ts': 1,
-  'src/tracker/paging.ts': 1,
-};
-
 describe('no function in src takes 7 or more positional parameters, or a boolean positional one', () => {
   it('finds each (the check itself works)', () => {
     const text = [
@@ -130,19 +86,9 @@ describe('no function in src takes 7 or more positional parameters, or a boolean
     ]);
   });
 
-  it('src/ holds none outside the pending list, and the list only shrinks', () => {
+  it('src/ holds none', () => {
     const files = srcFiles();
     expect(files.length).toBeGreaterThan(300);
-    const byFile = new Map<string, string[]>();
-    for (const f of files) {
-      const found = paramProblems(f.text, f.file);
-      if (found.length) byFile.set(f.file, found);
-    }
-    const over = [...byFile].filter(([file, found]) => found.length > (PENDING[file] ?? 0)).flatMap(([, found]) => found);
-    expect(over).toEqual([]);
-    const lower = Object.entries(PENDING)
-      .filter(([file, n]) => (byFile.get(file)?.length ?? 0) < n)
-      .map(([file, n]) => `${file}: ${byFile.get(file)?.length ?? 0} now, ${n} listed: lower it`);
-    expect(lower).toEqual([]);
+    expect(files.flatMap((f) => paramProblems(f.text, f.file))).toEqual([]);
   });
 });

@@ -138,11 +138,13 @@ describe('neutralizeControls', () => {
 describe('signal notices', () => {
   it('offer Ctrl-C only for Ctrl-C, and say what happens next', async () => {
     const { signalNotice } = await import('../../src/cli.js');
-    expect(signalNotice('SIGINT', 1, true)).toBe('interrupted: stopping at the next safe point; press Ctrl-C again to quit at once');
-    expect(signalNotice('SIGTERM', 1, true)).toBe('terminated (SIGTERM): stopping at the next safe point');
-    expect(signalNotice('SIGINT', 2, true)).toBe('interrupted again: quitting now');
-    expect(signalNotice('SIGTERM', 2, true)).toBe('terminated (SIGTERM) again: quitting now');
-    expect(signalNotice('SIGINT', 1, false)).toBe('interrupted');
-    expect(signalNotice('SIGTERM', 1, false)).toBe('terminated (SIGTERM)');
+    expect(signalNotice({ signal: 'SIGINT', count: 1, safePoint: true })).toBe(
+      'interrupted: stopping at the next safe point; press Ctrl-C again to quit at once',
+    );
+    expect(signalNotice({ signal: 'SIGTERM', count: 1, safePoint: true })).toBe('terminated (SIGTERM): stopping at the next safe point');
+    expect(signalNotice({ signal: 'SIGINT', count: 2, safePoint: true })).toBe('interrupted again: quitting now');
+    expect(signalNotice({ signal: 'SIGTERM', count: 2, safePoint: true })).toBe('terminated (SIGTERM) again: quitting now');
+    expect(signalNotice({ signal: 'SIGINT', count: 1, safePoint: false })).toBe('interrupted');
+    expect(signalNotice({ signal: 'SIGTERM', count: 1, safePoint: false })).toBe('terminated (SIGTERM)');
   });
 });

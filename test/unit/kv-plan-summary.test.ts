@@ -91,13 +91,15 @@ describe('the plan: each finding once', () => {
 
 describe('~ in path flags', () => {
   it('~ and ~/ are HOME (after VERSION= too); ~user and a missing HOME are refused naming the fix; elsewhere ~ is a character', () => {
-    expect(expandHome('~/prod.yaml', 'cluster', '/home/ann')).toBe('/home/ann/prod.yaml');
-    expect(expandHome('~', 'cache', '/home/ann/')).toBe('/home/ann');
-    expect(expandHome('3.5=~/etcd/v3.5', 'target-bin', '/home/ann', true)).toBe('3.5=/home/ann/etcd/v3.5');
-    expect(expandHome('3.5=~/etcd', 'target-bin', '/home/ann', false)).toBe('3.5=~/etcd');
-    expect(expandHome('/opt/a~b', 'cluster', '/home/ann')).toBe('/opt/a~b');
-    expect(() => expandHome('~bob/x', 'cluster', '/home/ann')).toThrow(/--cluster ~bob\/x: opsctl expands ~ and ~\/ \(your home\) only, not ~bob/);
-    expect(() => expandHome('~/x', 'cluster', undefined)).toThrow(/HOME is not set/);
+    expect(expandHome('~/prod.yaml', { flag: 'cluster', home: '/home/ann' })).toBe('/home/ann/prod.yaml');
+    expect(expandHome('~', { flag: 'cache', home: '/home/ann/' })).toBe('/home/ann');
+    expect(expandHome('3.5=~/etcd/v3.5', { flag: 'target-bin', home: '/home/ann', keyed: true })).toBe('3.5=/home/ann/etcd/v3.5');
+    expect(expandHome('3.5=~/etcd', { flag: 'target-bin', home: '/home/ann', keyed: false })).toBe('3.5=~/etcd');
+    expect(expandHome('/opt/a~b', { flag: 'cluster', home: '/home/ann' })).toBe('/opt/a~b');
+    expect(() => expandHome('~bob/x', { flag: 'cluster', home: '/home/ann' })).toThrow(
+      /--cluster ~bob\/x: opsctl expands ~ and ~\/ \(your home\) only, not ~bob/,
+    );
+    expect(() => expandHome('~/x', { flag: 'cluster', home: undefined })).toThrow(/HOME is not set/);
     const flags = {
       cluster: { type: 'string', value: 'file', home: true },
       targetBin: { type: 'list', value: '[version=]dir', home: true },

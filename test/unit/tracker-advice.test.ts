@@ -41,7 +41,7 @@ describe('checkAdvice', () => {
 
   it('warns once per offending record, naming where it is, and says it is sent anyway', () => {
     const lines: string[] = [];
-    checkAdvice((t) => lines.push(t), 'projects', bodies, false);
+    checkAdvice((t) => lines.push(t), 'projects', bodies, { strict: false });
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^projects\[1\] \(Backend\): abbreviation "BACKEND" is 7 characters/);
     expect(lines[1]).toMatch(/^projects\[2\] \(Frontend\): abbreviation "FRONTEND" is 8 characters/);
@@ -52,7 +52,7 @@ describe('checkAdvice', () => {
     const lines: string[] = [];
     let caught: unknown;
     try {
-      checkAdvice((t) => lines.push(t), 'projects', bodies, true);
+      checkAdvice((t) => lines.push(t), 'projects', bodies, { strict: true });
     } catch (e) {
       caught = e;
     }
@@ -70,8 +70,8 @@ describe('checkAdvice', () => {
 
   it('does nothing when every value follows the advice, strict or not', () => {
     const lines: string[] = [];
-    expect(() => checkAdvice((t) => lines.push(t), 'projects', [bodies[0]!], true)).not.toThrow();
-    checkAdvice((t) => lines.push(t), 'projects', [bodies[0]!], false);
+    expect(() => checkAdvice((t) => lines.push(t), 'projects', [bodies[0]!], { strict: true })).not.toThrow();
+    checkAdvice((t) => lines.push(t), 'projects', [bodies[0]!], { strict: false });
     expect(lines).toHaveLength(0);
   });
 });

@@ -10,7 +10,7 @@ type Method = (typeof METHODS)[number];
 export type TypedField = FieldArg & { at: number };
 let typed = 0;
 const field =
-  (raw: boolean) =>
+  ({ raw }: { raw: boolean }) =>
   (text: string, previous: TypedField[] | undefined): TypedField[] => [...(previous ?? []), { raw, text, at: typed++ }];
 
 export const spec = defineVerb({
@@ -38,7 +38,7 @@ export const spec = defineVerb({
       value: 'key=value',
       repeat: true,
       help: 'a string parameter: query string for GET/DELETE, JSON body field otherwise (repeatable)',
-      collect: field(true),
+      collect: field({ raw: true }),
     },
     field: {
       type: 'list',
@@ -46,7 +46,7 @@ export const spec = defineVerb({
       value: 'key=value',
       repeat: true,
       help: "a typed parameter: true, false, null and whole numbers as JSON, @file (@- stdin) the file's text; key[sub]=v nests, key[]=v appends (repeatable)",
-      collect: field(false),
+      collect: field({ raw: false }),
     },
     header: { type: 'list', short: 'H', value: 'name:value', repeat: true, help: 'an HTTP request header, e.g. -H "Accept: text/plain" (repeatable)' },
     input: { type: 'string', value: 'file', help: 'send this file as the JSON body ("-" reads stdin)' },

@@ -22,7 +22,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
         text: '',
         message: `${active} is the only account on profile ${profile}: nothing to switch`,
       };
-    if (!ctx.io.canPrompt(ctx.noInput)) {
+    if (!ctx.io.canPrompt({ noInput: ctx.noInput })) {
       throw new UsageError(`auth switch: name the ACCOUNT to make active (${whyNoPrompt(ctx)})`, {
         code: 'account_required',
         field: 'ACCOUNT',

@@ -31,7 +31,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     };
   }
   const fromEnv = Boolean(ctx.env.OPSCTL_REFRESH_TOKEN) && opts.account === undefined;
-  const fetchTokens = async (force?: boolean): Promise<OAuthTokens> => {
+  const fetchTokens = async ({ force }: { force?: boolean } = {}): Promise<OAuthTokens> => {
     if (fromEnv) return (await import('../../auth/env-account.js')).envTokens(ctx, { force });
     return (await import('../../auth/session.js')).freshAccessToken(ctx, { account: opts.account, force });
   };
@@ -50,7 +50,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     const { idTokenClaims } = await import('../../auth/token-client.js');
     const expiry = (x: OAuthTokens) => Number(idTokenClaims(x.id_token)?.exp) * 1000;
     // An ID token near or past its expiry: renew it with the refresh token (the provider sends a new one with the access token).
-    if (t.id_token && !(expiry(t) - ctx.now() > ID_TOKEN_MARGIN_MS) && t.refresh_token) t = await fetchTokens(true);
+    if (t.id_token && !(expiry(t) - ctx.now() > ID_TOKEN_MARGIN_MS) && t.refresh_token) t = await fetchTokens({ force: true });
     if (!t.id_token) {
       throw new AuthError(`the provider gave ${who} no ID token`, {
         code: 'no_id_token',

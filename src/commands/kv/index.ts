@@ -104,6 +104,6 @@ export const noun = withCommandTimeout({
 });
 
 /** The kv tree: the verb a command line names is built in full, the others as names (the whole tree for help and completion). */
-export function register(program: Command, ctx: Context, wholeTree = false): void {
-  addGroup(program, ctx, noun, !wholeTree);
+export function register(program: Command, ctx: Context, { wholeTree = false }: { wholeTree?: boolean } = {}): void {
+  addGroup(program, ctx, noun, { lazy: !wholeTree });
 }

@@ -86,15 +86,20 @@ function planText(p: LabelPlan): string {
   return lines.join('\n');
 }
 
-/** Plans one label of the file; every refusal names the file and the label's place in it. */
+/** What every label of a file is planned against: the file's name, the service's limits, the labels you edit, and --publish. */
+interface FilePlanning {
+  source: string;
+  limits: LabelLimits;
+  editable: Editable;
+  publish: Options['publish'];
+}
+
+/** Plans one label of the file (`at`: its place in it); every refusal names the file and that place. */
 async function planOne(
   client: LabelsClient,
   desired: DesiredLabel,
   at: string,
-  source: string,
-  limits: LabelLimits,
-  editable: Editable,
-  opts: Options,
+  { source, limits, editable, publish: publishing }: FilePlanning,
 ): Promise<LabelPlan> {
   const current = await findCurrent(client, desired, `${source}: ${at}`, editable);
   const problems = limitProblems(desired, current, limits);
@@ -108,12 +113,12 @@ async function planOne(
   const permissions: LabelPermission[] | undefined = current && desired.permissions ? await client.permissions(`labels/${current.id}`) : undefined;
   let plan: Plan;
   try {
-    plan = planLabel(current, desired, permissions, { publish: opts.publish });
+    plan = planLabel(current, desired, permissions, { publish: publishing });
   } catch (err) {
     if (err instanceof PlanError) throw new ValidationError(source, `${at}${err.message}`, 'nothing was sent');
     throw err;
   }
-  const publish = opts.publish && Boolean(plan.create || plan.requests.length || current?.lifecycle?.hasUnpublishedChanges);
+  const publish = publishing && Boolean(plan.create || plan.requests.length || current?.lifecycle?.hasUnpublishedChanges);
   if (publish && current?.lifecycle?.state === 'DISABLED' && !plan.enable) {
     throw new ValidationError(
       '--publish',
@@ -221,8 +226,9 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   // the limits and the labels you edit are read together (one list for the whole file)
   const [limits] = await Promise.all([client.limits(), file.labels.some((l) => !l.id) ? editable() : undefined]);
   const plans: LabelPlan[] = [];
+  const planning: FilePlanning = { source, limits, editable, publish: opts.publish };
   for (const [i, desired] of file.labels.entries()) {
-    plans.push(await planOne(client, desired, file.list ? `[${i}].` : '', source, limits, editable, opts));
+    plans.push(await planOne(client, desired, file.list ? `[${i}].` : '', planning));
   }
   // an ADMIN label found by id is changed with admin access too (the file need not repeat its type)
   if (plans.some((p) => p.current?.labelType === 'ADMIN')) client.admin = true;

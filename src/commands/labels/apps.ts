@@ -14,7 +14,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const bad = apps.filter((a) => !(APPS as readonly string[]).includes(a));
   if (bad.length)
     throw new ValidationError('apps', `unknown app${bad.length > 1 ? 's' : ''} ${bad.join(', ')}`, `use ${APPS.map((a) => a.toLowerCase()).join(' and/or ')}`);
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const name = labelName(await writableRef(client, opts.label));
   const label = await client.enabledApps(name, apps);
   const now = (label.enabledAppSettings?.enabledApps ?? []).map((a) => a.app).join(', ') || 'none';

@@ -20,7 +20,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
         .replace(/, ([^,]+)$/, ' or $1')}`,
     );
   }
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const name = labelName(await writableRef(client, opts.label));
   const label = await client.copyMode(name, mode);
   return { data: label, text: '', message: `${name}: copy mode ${label.appliedLabelPolicy?.copyMode} (takes effect now; not revisioned)` };

@@ -9,7 +9,7 @@ import type { spec } from './delete.spec.js';
 export type Options = OptionsOf<typeof spec>;
 
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const name = labelName(await writableRef(client, opts.label));
   const current = await client.get(name);
   const what = {

@@ -24,7 +24,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
       hint: 'e.g. opsctl labels export 0a1b2c, or opsctl labels export --all > labels.yaml',
     });
   }
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const labels: Label[] = opts.label ? [await client.get(labelName(await labelRef(client, opts.label)))] : await client.list({ minimumRole: 'EDITOR' });
   const skipped = labels.filter((l) => l.labelType !== 'SHARED' && l.labelType !== 'ADMIN');
   if (skipped.length) ctx.io.warn(`left out ${skipped.map((l) => `labels/${l.id} (${l.labelType})`).join(', ')}: only SHARED and ADMIN labels can be applied`);

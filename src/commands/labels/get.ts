@@ -11,7 +11,7 @@ import type { spec } from './get.spec.js';
 export type Options = OptionsOf<typeof spec>;
 
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const ref = await labelRef(client, opts.label);
   // the label is read first either way: an unknown id is the service's 404, not a page that says nothing
   const label = await client.get(labelName(ref));

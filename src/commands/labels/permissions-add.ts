@@ -10,7 +10,7 @@ export type Options = OptionsOf<typeof spec>;
 /** `labels permissions add`: one grant is a create (an upsert by principal), several are one `:batchUpdate`. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const grants = uniqueGrants(opts.grants);
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const { parent } = await permissionParent(client, opts);
   const [first] = grants;
   const out = grants.length === 1 && first ? [await client.createPermission(parent, first)] : await client.batchUpdatePermissions(parent, grants);

@@ -8,7 +8,7 @@ export type Options = OptionsOf<typeof spec>;
 
 /** `labels permissions list`: every page of a label's (or a revision's) permissions. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const { parent } = await permissionParent(client, opts);
   return { data: await client.permissions(parent), columns: PERMISSION_COLUMNS };
 }

@@ -11,7 +11,7 @@ export type Options = OptionsOf<typeof spec>;
 
 /** `labels permissions remove`: by email, audience or permission name; one is a DELETE, several are one `:batchDelete`. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const { id, parent } = await permissionParent(client, opts);
   const current = await client.permissions(parent);
   const names = opts.principals.map((input) => {

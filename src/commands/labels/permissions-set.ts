@@ -12,7 +12,7 @@ export type Options = OptionsOf<typeof spec>;
 /** `labels permissions set`: exactly these grants; one `:batchUpdate` for new and changed, one `:batchDelete` for the rest. */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const grants = uniqueGrants(opts.grants);
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const { parent } = await permissionParent(client, opts);
   const current = await client.permissions(parent);
   const byKey = new Map(current.filter((p) => p.email || p.audience).map((p) => [principalKey(p), p]));

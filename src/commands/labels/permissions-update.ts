@@ -14,7 +14,7 @@ export type Options = OptionsOf<typeof spec>;
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   const grants = uniqueGrants(opts.grants);
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const { parent } = await permissionParent(client, opts);
   const out = [];
   for (const g of grants) out.push(await client.updatePermission(parent, g));

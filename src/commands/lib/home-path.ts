@@ -14,7 +14,10 @@ interface PathFlag {
  * `VERSION=` before the path (`[version=]dir`). `~user/…` is refused naming the fix (opsctl does not
  * look up other users' homes); a path with `~` elsewhere is a path like any other.
  */
-export function expandHome(value: string, flag: string, home: string | undefined, keyed = false, label = `--${flag}`): string {
+export function expandHome(
+  value: string,
+  { flag, home, keyed = false, label = `--${flag}` }: { flag: string; home: string | undefined; keyed?: boolean; label?: string },
+): string {
   const m = (keyed ? /^(\d+\.\d+=)?(~[^/]*)(\/.*)?$/ : /^()(~[^/]*)(\/.*)?$/).exec(value);
   if (!m) return value;
   const [, key = '', tilde = '', rest = ''] = m;
@@ -46,7 +49,7 @@ export function expandHomeFlags<O extends Record<string, unknown>>(
     if (!flag.home) continue;
     const keyed = Boolean(flag.value?.includes('='));
     const v = opts[key];
-    const one = (s: string) => expandHome(s, kebab(key), home, keyed);
+    const one = (s: string) => expandHome(s, { flag: kebab(key), home, keyed });
     const next: unknown = typeof v === 'string' ? one(v) : Array.isArray(v) ? (v as unknown[]).map((x) => (typeof x === 'string' ? one(x) : x)) : v;
     if (next !== v) out = { ...out, [key]: next };
   }

@@ -76,7 +76,7 @@ export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResu
     (t) => ctx.io.warn(t),
     spec.name,
     todo.filter((s) => s.action === 'create' || s.action === 'update').map((s) => ({ body: s.body, where: `${spec.name} ${s.key}` })),
-    Boolean(opts.strict),
+    { strict: Boolean(opts.strict) },
   );
   if (!ctx.jsonOutput) printPlan(ctx, plan, spec.name);
   const deletes = plan.steps.filter((s) => s.action === 'delete');

@@ -15,7 +15,7 @@ export async function run(opts: CreateOptions, ctx: Context): Promise<CommandRes
   const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), dataFileReader(ctx, DATA_FORMS));
   const client = await trackerClient(ctx, spec);
   const body = await buildBody(spec, 'create', opts.fields, data, client.names);
-  checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], Boolean(opts.strict));
+  checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], { strict: Boolean(opts.strict) });
   const res = await client.http.request<unknown>({ method: 'POST', path: client.path(spec), json: body });
   if (res.status === 204 || res.data === undefined || res.data === null || res.data === '') {
     // created with no body (the webhook integration): the id comes from Location when the server sends one

@@ -21,7 +21,7 @@ import { uploadSpec } from './upload.spec.js';
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
 
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
-export function register(program: Command, ctx: Context, wholeTree = false): void {
+export function register(program: Command, ctx: Context, { wholeTree = false }: { wholeTree?: boolean } = {}): void {
   const tracker = program.command('tracker').description(NOUN_SUMMARIES.tracker);
   examples(
     tracker,

@@ -22,7 +22,7 @@ export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandRes
       .map(([n]) => flagName(n));
     throw new UsageError('nothing to update', { hint: `pass at least one of ${flags.join(', ')} or --data` });
   }
-  checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], Boolean(opts.strict));
+  checkAdvice((t) => ctx.io.warn(t), spec.name, [{ body }], { strict: Boolean(opts.strict) });
   const updated = await client.update(spec, id, body);
   return { data: updated, columns: columns(spec.columns), message: `updated ${spec.singular} ${id}` };
 }

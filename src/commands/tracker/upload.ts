@@ -84,7 +84,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
 
   // the head of the queue until it is empty: shifted once sent, split in place on a 413
   for (let batch = queue[0]; batch !== undefined; batch = queue[0]) {
-    if (signal.aborted) throw interrupted(false);
+    if (signal.aborted) throw interrupted({ inFlight: false });
     const form = new FormData();
     if (opts.story !== undefined) form.append('story_id', opts.story);
     for (const [i, f] of batch.entries()) form.append(`file${i}`, await openChecked(f), f.name);
@@ -93,7 +93,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
         http.request<Array<Record<string, unknown>>>({ method: 'POST', path: `${API_PREFIX}${spec.path}`, formData: form }),
         aborted,
       ]);
-      if (res === 'aborted') throw interrupted(true);
+      if (res === 'aborted') throw interrupted({ inFlight: true });
       uploaded.push(...res.data);
       queue.shift();
     } catch (err) {
@@ -112,7 +112,7 @@ export async function run(opts: UploadOptions, ctx: Context): Promise<CommandRes
   progress?.stop();
   return { data: uploaded, columns: columns(spec.columns), message: `uploaded ${uploaded.length} file${uploaded.length === 1 ? '' : 's'}` };
 
-  function interrupted(inFlight: boolean): InterruptedError {
+  function interrupted({ inFlight }: { inFlight: boolean }): InterruptedError {
     progress?.fail();
     return new InterruptedError(
       `upload interrupted: ${uploaded.length} of ${local.length} files uploaded` +

@@ -238,7 +238,7 @@ export class KvClient {
    * cluster (etcd replicates simple tokens to every member), asked for once and again when a member says it is invalid
    * (a restarted member forgets them). Undefined without --user or when auth is off on the cluster.
    */
-  private async token(fresh = false): Promise<string | undefined> {
+  private async token({ fresh = false }: { fresh?: boolean } = {}): Promise<string | undefined> {
     const auth = this.session.conn.auth;
     if (!auth) return undefined;
     let t = fresh ? undefined : this.session.authToken();
@@ -299,7 +299,7 @@ export class KvClient {
     let r = await send(prefix);
     if (token && r.status !== 200 && /invalid auth token/i.test(gatewayMessage(r.text))) {
       this.session.forgetToken();
-      token = await this.token(true);
+      token = await this.token({ fresh: true });
       r = await send(prefix);
     }
     const learnt = this.prefix ?? this.prefixCache.get(this.endpoint);

@@ -69,12 +69,12 @@ export function acceptsConnections(endpoint: string, timeoutMs: number): Promise
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve) => {
     const s = connect({ host, port });
-    const done = (v: boolean | undefined) => {
+    const done = ({ accepts }: { accepts: boolean | undefined }) => {
       s.destroy();
-      resolve(v);
+      resolve(accepts);
     };
-    s.setTimeout(timeoutMs, () => done(undefined));
-    s.once('connect', () => done(true));
-    s.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' ? false : undefined));
+    s.setTimeout(timeoutMs, () => done({ accepts: undefined }));
+    s.once('connect', () => done({ accepts: true }));
+    s.once('error', (err: NodeJS.ErrnoException) => done({ accepts: err.code === 'ECONNREFUSED' ? false : undefined }));
   });
 }

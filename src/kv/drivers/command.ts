@@ -89,7 +89,7 @@ export class CommandDriver implements MemberDriver {
     const backup = t.backup;
     if (backup) {
       this.backupDataDir = async (m, _dest, run) => {
-        const r = await this.run(backup, m, undefined, true, { run });
+        const r = await this.run(backup, m, { extra: { run } });
         const out = String(r.stdout ?? '')
           .trim()
           .split('\n')
@@ -183,14 +183,13 @@ export class CommandDriver implements MemberDriver {
     });
   }
 
+  /** Runs TEMPLATE for member M (on `target`; `extra` values; `feed`: stdin and its timeout); a failure throws unless `reject` is false. */
   private async run(
     template: string,
     m: MemberSpec,
-    target?: MemberTarget,
-    reject = true,
-    extra: Record<string, string> = {},
-    feed?: { input: string; timeoutMs: number },
+    how: { target?: MemberTarget; reject?: boolean; extra?: Record<string, string>; feed?: { input: string; timeoutMs: number } } = {},
   ) {
+    const { target, reject = true, extra = {}, feed } = how;
     const argv = this.argv(template, m, target, extra);
     const [file, ...args] = argv;
     if (file === undefined) throw new TemplateError(`template ${JSON.stringify(template)} is empty`);
@@ -226,7 +225,7 @@ export class CommandDriver implements MemberDriver {
    * (`etcd Version: X`, as `etcd --version` prints it) and X must be of the hop's minor.
    */
   private async runStage(m: MemberSpec, target: MemberTarget, template: string): Promise<string> {
-    const r = await this.run(template, m, target);
+    const r = await this.run(template, m, { target });
     const out = String(r.stdout ?? '');
     const v = /etcd Version:\s*(\S+)/.exec(out)?.[1];
     if (!v)
@@ -250,7 +249,7 @@ export class CommandDriver implements MemberDriver {
    * member: that is an error, never "the process is gone".
    */
   async isRunning(m: MemberSpec): Promise<boolean> {
-    const r = await this.run(this.t.running, m, undefined, false);
+    const r = await this.run(this.t.running, m, { reject: false });
     if (r.exitCode === 0) return true;
     if (r.exitCode === 255 || r.timedOut || r.exitCode === undefined) {
       const why = r.timedOut
@@ -268,7 +267,7 @@ export class CommandDriver implements MemberDriver {
   }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
-    await this.run(this.t.startByVersion?.[target.version] ?? this.t.start, m, target);
+    await this.run(this.t.startByVersion?.[target.version] ?? this.t.start, m, { target });
     this.versions.set(m.name, target);
   }
 
@@ -292,7 +291,7 @@ export class CommandDriver implements MemberDriver {
 
   /** The trial template with `script` on its standard input (`sh -s` on the member's host). */
   private async shell(template: string, m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult> {
-    const r = await this.run(template, m, undefined, false, {}, { input: script, timeoutMs });
+    const r = await this.run(template, m, { reject: false, feed: { input: script, timeoutMs } });
     const stderr = String(r.stderr ?? '');
     const failed = r.timedOut
       ? `\`${displayArgv(r.argv)}\` timed out after ${timeoutMs} ms`
@@ -347,7 +346,7 @@ export class CommandDriver implements MemberDriver {
 
   /** The settings template's output for `target` (start-settings.ts reads it): the clone's members start with exactly these (kv/rehearsal). */
   async versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }> {
-    const r = await this.run(this.t.settingsByVersion?.[target.version] ?? this.t.settings!, m, target, false);
+    const r = await this.run(this.t.settingsByVersion?.[target.version] ?? this.t.settings!, m, { target, reject: false });
     const shown = `the settings template for ${target.version} (\`${displayArgv(r.argv)}\`)`;
     if (r.exitCode !== 0)
       return { why: `${shown} failed (exit ${r.exitCode ?? '?'})${String(r.stderr ?? '').trim() ? `: ${String(r.stderr).trim().split('\n').pop()}` : ''}` };
@@ -377,7 +376,7 @@ export class CommandDriver implements MemberDriver {
   /** The config template's output; the file is the last absolute path in its argv (else the command). */
   async readConfig(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined> {
     if (!this.t.config) return undefined;
-    const r = await this.run(this.t.config, m, target);
+    const r = await this.run(this.t.config, m, { target });
     const file = [...r.argv].reverse().find((a) => a.startsWith('/')) ?? `\`${displayArgv(r.argv)}\``;
     return { file, text: String(r.stdout ?? '') };
   }
@@ -394,7 +393,7 @@ export class CommandDriver implements MemberDriver {
 
   /** A template run on a data-dir copy ({run}: the copy's run id), or undefined without the template. */
   private copyStep(tpl: string | undefined): ((m: MemberSpec, dest: string, run: string) => Promise<string>) | undefined {
-    return tpl ? async (m, _dest, run) => `\`${displayArgv((await this.run(tpl, m, undefined, true, { run })).argv)}\` done` : undefined;
+    return tpl ? async (m, _dest, run) => `\`${displayArgv((await this.run(tpl, m, { extra: { run } })).argv)}\` done` : undefined;
   }
 
   /** The restore template for the restore's target minor (restoreByVersion), else the one restore template. */
@@ -415,12 +414,12 @@ export class CommandDriver implements MemberDriver {
     // The restore's own values are checked too (before any stop), though the check does not run it.
     this.argv(tpl, m, r.target, restoreVars(r));
     if (!this.t.restoreCheck) return 'no restore check template: the host and data dir were not checked';
-    const c = await this.run(this.t.restoreCheck, m, r.target, true, restoreVars(r));
+    const c = await this.run(this.t.restoreCheck, m, { target: r.target, extra: restoreVars(r) });
     return `\`${displayArgv(c.argv)}\` ok`;
   }
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
-    const r2 = await this.run(this.restoreTemplate(r)!, m, r.target, true, restoreVars(r));
+    const r2 = await this.run(this.restoreTemplate(r)!, m, { target: r.target, extra: restoreVars(r) });
     const out = String(r2.stdout ?? '')
       .trim()
       .split('\n')
@@ -440,7 +439,7 @@ export class CommandDriver implements MemberDriver {
     if (dir === undefined || words.length !== 1)
       throw new TemplateError(`the data-dir template ${JSON.stringify(dataDir)} is one path, not ${words.length} words (quote a path with blanks)`);
     const paths = { exists: `${dir}/member`, wal: `${dir}/member/wal`, db: `${dir}/member/snap/db` };
-    const r = await this.run(this.layoutTemplate(), m, undefined, false, { dataExists: paths.exists, dataWal: paths.wal, dataDb: paths.db });
+    const r = await this.run(this.layoutTemplate(), m, { reject: false, extra: { dataExists: paths.exists, dataWal: paths.wal, dataDb: paths.db } });
     if (r.exitCode !== 0 && r.exitCode !== 2) {
       const last = String(r.stderr ?? '')
         .trim()

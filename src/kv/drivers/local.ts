@@ -148,31 +148,36 @@ function signalSame(p: FoundProcess, sig: NodeJS.Signals): void {
   }
 }
 
-/** Processes this machine starts: the sandbox. Each member has a PID file, a data dir and a binary. */
+/** What a local driver works with besides its sandbox: the members' program, how it runs commands and saves the sandbox, what it tells. */
+export interface LocalDriverParts {
+  program: MemberProgram;
+  exec: Exec;
+  save: (s: SandboxSpec) => Promise<void>;
+  env?: NodeJS.ProcessEnv;
+  /** Told when a member's process is found that its PID file does not name (and what is done with it). */
+  notice?: (text: string) => void;
+  /** The debug lines of each start, point by point (--debug): intent written, spawned, recorded. */
+  trace?: (line: string) => void;
+}
 
+/** Processes this machine starts: the sandbox. Each member has a PID file, a data dir and a binary. */
 export class LocalDriver implements MemberDriver {
   readonly type = 'local';
   readonly place = STARTS_HERE;
+  readonly sandbox: SandboxSpec;
+  private readonly parts: Required<Omit<LocalDriverParts, 'trace'>> & Pick<LocalDriverParts, 'trace'>;
 
-  constructor(
-    readonly sandbox: SandboxSpec,
-    /** What the members run (kv/sandbox/members.ts chose it for this sandbox). */
-    private readonly program: MemberProgram,
-    private readonly exec: Exec,
-    private readonly save: (s: SandboxSpec) => Promise<void>,
-    private readonly env: NodeJS.ProcessEnv = process.env,
-    /** Told when a member's process is found that its PID file does not name (and what is done with it). */
-    private readonly notice: (text: string) => void = () => undefined,
-    /** The debug lines of each start, point by point (--debug): intent written, spawned, recorded. */
-    private readonly trace?: (line: string) => void,
-  ) {}
+  constructor(sandbox: SandboxSpec, parts: LocalDriverParts) {
+    this.sandbox = sandbox;
+    this.parts = { ...parts, env: parts.env ?? process.env, notice: parts.notice ?? (() => undefined) };
+  }
 
   get capabilities(): ProgramCapabilities | undefined {
-    return this.program.capabilities;
+    return this.parts.program.capabilities;
   }
 
   get etcdFromDir(): boolean | undefined {
-    return this.program.etcdFromDir;
+    return this.parts.program.etcdFromDir;
   }
 
   private spec(m: MemberSpec): MemberSpec {
@@ -186,7 +191,7 @@ export class LocalDriver implements MemberDriver {
    * own WAL dir outside it (wal-dir) is copied too (while they are paused), mounted over its path in the clone.
    */
   clonable(): { paths: string[]; pause: number[]; outside?: string[] } | { why: string } {
-    const can = capabilitiesOf(this.program);
+    const can = capabilitiesOf(this.parts.program);
     if (!can.etcdData) return { why: `${can.what} members keep no etcd data to rehearse on` };
     const inside = (p: string) => !relative(this.sandbox.dir, p).startsWith('..') && !isAbsolute(relative(this.sandbox.dir, p));
     const outside = this.sandbox.members
@@ -218,7 +223,7 @@ export class LocalDriver implements MemberDriver {
   private async adopt(s: MemberSpec, p: FoundProcess, rec: MemberRecord | undefined, { say = true }: { say?: boolean } = {}): Promise<void> {
     const intended = rec !== undefined && [rec.file, ...rec.args].join('\0') === p.argv.join('\0');
     if (say)
-      this.notice(
+      this.parts.notice(
         `${s.name}: ${describeProc(p)} is ${s.name}'s process (${p.why.join('; ')}) but its PID file did not name it ` +
           `(a start cut short before its record): ${s.name} is tracked by this PID from now on`,
       );
@@ -241,7 +246,7 @@ export class LocalDriver implements MemberDriver {
     if (intended && (s.version !== rec.target.version || s.binDir !== rec.target.binDir)) {
       s.version = rec.target.version;
       s.binDir = rec.target.binDir;
-      await this.save(this.sandbox);
+      await this.parts.save(this.sandbox);
     }
   }
 
@@ -257,7 +262,8 @@ export class LocalDriver implements MemberDriver {
   /** `sig` to every process that is the member; one its PID file did not name is named, and recorded first (a later look finds it at once). */
   private async signal(s: MemberSpec, sig: NodeJS.Signals): Promise<void> {
     const found = quickLook(s);
-    for (const p of found.unrecorded) this.notice(`${s.name}: sending ${sig} to ${describeProc(p)} (${p.why.join('; ')}), which its PID file did not name`);
+    for (const p of found.unrecorded)
+      this.parts.notice(`${s.name}: sending ${sig} to ${describeProc(p)} (${p.why.join('; ')}), which its PID file did not name`);
     const [only, ...more] = found.unrecorded;
     if (only && !more.length) await this.adopt(s, only, readRecord(s), { say: false });
     for (const p of found.member) signalSame(p, sig);
@@ -280,9 +286,9 @@ export class LocalDriver implements MemberDriver {
     const s = this.spec(m);
     // (without the target's binaries the settings still feed the rules; the trial says what is missing)
     if (target.running && !target.binDir) target = { ...target, binDir: s.binDir };
-    const noProgram = this.program.missing(target);
+    const noProgram = this.parts.program.missing(target);
     // the program: the etcd binary, or a simulated member's node, script and version
-    const { file, program, settings } = this.program.command(this.sandbox, s, noProgram ? { ...target, binDir: s.binDir ?? '/' } : target);
+    const { file, program, settings } = this.parts.program.command(this.sandbox, s, noProgram ? { ...target, binDir: s.binDir ?? '/' } : target);
     let config: StartSettings['config'];
     if (s.configFile) {
       try {
@@ -298,22 +304,22 @@ export class LocalDriver implements MemberDriver {
       ...(config ? { config } : {}),
       from: { args: "the sandbox's start command", env: "the sandbox's start environment" },
       ...(noProgram ? { noProgram } : {}),
-      ...(this.program.capabilities ? { capabilities: this.program.capabilities } : {}),
+      ...(this.parts.program.capabilities ? { capabilities: this.parts.program.capabilities } : {}),
     };
   }
 
   /** `etcd --version` of the binary the start runs (a simulated member is the version it is told). */
   binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }> {
     // a rolling restart on the member's own version: the binary it runs now
-    return this.program.version(m, target.running && !target.binDir ? { ...target, binDir: this.spec(m).binDir } : target);
+    return this.parts.program.version(m, target.running && !target.binDir ? { ...target, binDir: this.spec(m).binDir } : target);
   }
 
   /** `sh -s` on this machine, the script on its standard input. */
   async hostShell(_m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult> {
     // /bin/sh by path and the system's tool folders after the caller's PATH: a PATH that holds only
     // opsctl's own executable (a host with no node) still gets a shell and the tools a script uses
-    const path = [this.env.PATH, '/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'].filter(Boolean).join(':');
-    const r = await this.exec('/bin/sh', ['-s'], {
+    const path = [this.parts.env.PATH, '/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'].filter(Boolean).join(':');
+    const r = await this.parts.exec('/bin/sh', ['-s'], {
       input: script,
       reject: false,
       timeout: timeoutMs,
@@ -388,7 +394,7 @@ export class LocalDriver implements MemberDriver {
 
   /** The argv that starts a member on `target`. */
   argv(m: MemberSpec, target: MemberTarget): { file: string; args: string[] } {
-    const { file, program, settings } = this.program.command(this.sandbox, this.spec(m), target);
+    const { file, program, settings } = this.parts.program.command(this.sandbox, this.spec(m), target);
     return { file, args: [...program, ...settings] };
   }
 
@@ -411,7 +417,7 @@ export class LocalDriver implements MemberDriver {
       });
     }
     await mkdir(s.dataDir!, { recursive: true });
-    if (s.configFile) await this.program.beforeStart(s.configFile, target);
+    if (s.configFile) await this.parts.program.beforeStart(s.configFile, target);
     const { file, args } = this.argv(s, target);
     const base = {
       member: s.name,
@@ -422,15 +428,15 @@ export class LocalDriver implements MemberDriver {
       configFile: s.configFile,
       ports: identity(s).ports,
     };
-    this.trace?.(`[kv] ${s.name}: start: before-intent`);
+    this.parts.trace?.(`[kv] ${s.name}: start: before-intent`);
     writeRecord(s, { ...base, state: 'starting', at: new Date().toISOString() });
-    this.trace?.(`[kv] ${s.name}: start: after-intent (the intent is written)`);
-    const childEnv: Record<string, string> = { PATH: this.env.PATH ?? '/usr/bin:/bin' };
-    if (this.env.OPSCTL_KV_MEMBER) childEnv.OPSCTL_KV_MEMBER = this.env.OPSCTL_KV_MEMBER;
+    this.parts.trace?.(`[kv] ${s.name}: start: after-intent (the intent is written)`);
+    const childEnv: Record<string, string> = { PATH: this.parts.env.PATH ?? '/usr/bin:/bin' };
+    if (this.parts.env.OPSCTL_KV_MEMBER) childEnv.OPSCTL_KV_MEMBER = this.parts.env.OPSCTL_KV_MEMBER;
     const fd = openSync(s.logFile!, 'a');
     let pid: number;
     try {
-      const child = this.exec(file, args, {
+      const child = this.parts.exec(file, args, {
         detached: true,
         cleanup: false,
         stdin: 'ignore',
@@ -449,13 +455,13 @@ export class LocalDriver implements MemberDriver {
     } finally {
       closeSync(fd);
     }
-    this.trace?.(`[kv] ${s.name}: start: after-spawn (pid ${pid})`);
+    this.parts.trace?.(`[kv] ${s.name}: start: after-spawn (pid ${pid})`);
     writeRecord(s, { ...base, state: 'started', pid, startTime: procStartTime(pid), at: new Date().toISOString() });
     if (s.pidFile) writeDurably(s.pidFile, `${pid}\n`);
-    this.trace?.(`[kv] ${s.name}: start: after-record (pid ${pid} recorded)`);
+    this.parts.trace?.(`[kv] ${s.name}: start: after-record (pid ${pid} recorded)`);
     s.version = target.version;
     s.binDir = target.binDir;
-    await this.save(this.sandbox);
+    await this.parts.save(this.sandbox);
   }
 
   checkRestore(m: MemberSpec): Promise<string> {
@@ -469,7 +475,7 @@ export class LocalDriver implements MemberDriver {
     const s = this.spec(m);
     const staged = stagedDir(s.dataDir!, r.run);
     rmSync(staged, { recursive: true, force: true });
-    await this.program.stageRestore(s, r, staged);
+    await this.parts.program.stageRestore(s, r, staged);
   }
 
   abandonRestore(m: MemberSpec, r: RestoreRequest): Promise<void> {
@@ -480,7 +486,7 @@ export class LocalDriver implements MemberDriver {
 
   async restoreData(m: MemberSpec, r: RestoreRequest): Promise<string> {
     const detail = swapLocalData(this.sandbox, this.spec(m), r, (await this.dataDirs(m))?.walDir);
-    await this.save(this.sandbox);
+    await this.parts.save(this.sandbox);
     return detail;
   }
 

@@ -191,7 +191,12 @@ export interface JournalRecord {
  * are re-runnable, so their results may ride along with the next durable write. Only the record
  * before a stop needs it: a lost "start" record re-runs a start that finds the member running.
  */
-export function writeRecord(file: string, j: JournalRecord, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
+export function writeRecord(
+  file: string,
+  j: JournalRecord,
+  now: number,
+  { durable = true, trace }: { durable?: boolean; trace?: (line: string) => void } = {},
+): Promise<void> {
   // (the cluster's key left out of the file's name: the same state of another sandbox says the same)
   const point = trace ? ` ${basename(file).replace(/^[0-9a-f]{12}(?=\.)/, 'KEY')} ${journalDigest(j)}` : '';
   trace?.(`[kv] point: before journal${point}`);
@@ -234,8 +239,8 @@ export function writeRecord(file: string, j: JournalRecord, now: number, durable
 }
 
 /** A run's journal, written the journal's way (writeRecord). */
-export function writeJournal(file: string, j: Journal, now: number, durable = true, trace?: (line: string) => void): Promise<void> {
-  return writeRecord(file, j, now, durable, trace);
+export function writeJournal(file: string, j: Journal, now: number, how: { durable?: boolean; trace?: (line: string) => void } = {}): Promise<void> {
+  return writeRecord(file, j, now, how);
 }
 
 /**

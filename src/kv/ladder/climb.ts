@@ -58,10 +58,10 @@ export async function climb(o: Pick<LadderOptions, Climbing>, ports: HopPorts, a
   delete lf.halt;
   // The ladder file is a journal too: the same atomic, synced write, once per change of hop (a hop
   // done and the next one running are one write; the run's start and its first hop too).
-  const save = () => writeRecord(file, lf, o.now(), true, o.debug);
+  const save = () => writeRecord(file, lf, o.now(), { trace: o.debug });
   /** Halts the ladder before `hop` changes anything, journalled, when a check of `rows` blocks it. */
   const haltOn = async (hop: (typeof lf.hops)[number], rows: CheckRow[]): Promise<void> => {
-    const stop = blocking(rows, o.strict);
+    const stop = blocking(rows, { strict: o.strict });
     if (!stop.length) return;
     hop.status = 'pending';
     lf.status = 'halted';

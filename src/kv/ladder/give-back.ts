@@ -114,7 +114,7 @@ export async function giveBackFirst(
   const unlock = o.dryRun ? () => Promise.resolve() : await acquireLock(file, o);
   let r: Awaited<ReturnType<typeof giveBackInFlight>>;
   try {
-    const save = () => writeJournal(file, j, o.now(), true, o.debug);
+    const save = () => writeJournal(file, j, o.now(), { trace: o.debug });
     r = await giveBackInFlight({ o, driver: o.driver, journal: j, real: false, membership: [], checkpoint: save }, obs, save, { dryRun: o.dryRun });
   } finally {
     await unlock();

@@ -168,7 +168,7 @@ async function runLadder(
       trials: trialCounts(trials, trialMs),
       ...(resume ? { resume: resume.state } : {}),
     };
-    const stop = blocking(rows.flat(), o.strict);
+    const stop = blocking(rows.flat(), { strict: o.strict });
     if (stop.length) {
       // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
       if (o.dryRun) o.reporter.note(planText);

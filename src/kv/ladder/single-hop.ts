@@ -81,7 +81,7 @@ export async function single(
       proofs = proofsOf(trials, [hop], bins);
       const trialMs = o.now() - tried;
       checks = planFix(o, await check(o, await hopFacts(o, hop, { obs, bins, v2, current: true, trials, judgedBeforeCopy: Boolean(o.inClone) })));
-      const stop = blocking(checks, o.strict);
+      const stop = blocking(checks, { strict: o.strict });
       notes = [settlePlan(o, hop, v2), trialSummary(trials, trialMs)];
       if (stop.length) {
         // --dry-run shows what it was asked for (the summary and each finding), then refuses as the run would (exit 1)
@@ -111,7 +111,7 @@ export async function single(
     if (again) {
       // (the plan below shows them, once)
       checks = again;
-      const stop = blocking(checks, o.strict);
+      const stop = blocking(checks, { strict: o.strict });
       if (stop.length) refuseRows(stop, { stopped: true });
     }
   }

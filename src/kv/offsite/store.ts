@@ -155,7 +155,13 @@ export class OffsiteStore {
    * SnapshotUpload), the object appears only when it is complete and verified, all within --snapshot-timeout.
    */
   async beginSnapshot(t: S3Target, name: string, signal?: AbortSignal): Promise<SnapshotUpload> {
-    return SnapshotUpload.begin(this.sdk, this.requests, t.bucket, keyOf(t, name), (err, what) => this.explain(err, what), this.uploadLimit(), signal);
+    return SnapshotUpload.begin(this.sdk, this.requests, {
+      bucket: t.bucket,
+      key: keyOf(t, name),
+      explain: (err, what) => this.explain(err, what),
+      limit: this.uploadLimit(),
+      signal,
+    });
   }
 
   /** FILE (the snapshot FACTS describe) uploaded as NAME under the target, verified on the store, its manifest last. */

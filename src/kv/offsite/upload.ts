@@ -48,18 +48,20 @@ export class SnapshotUpload {
     /** An SDK failure explained (what failed, where the credentials came from, the fix). */
     private readonly explain: (err: unknown, what: string) => OpsError,
     /** When the work must end, and when the clean-up must (the overall deadline). */
-    private readonly work: Deadline,
-    private readonly end_: Deadline,
+    private readonly deadline: { work: Deadline; end: Deadline },
   ) {}
 
+  /** Starts the upload to `bucket`/`key` within `limit` (`explain`: an SDK failure explained; `signal`: Ctrl-C). */
   static async begin(
     sdk: Sdk,
     requests: Requests,
-    bucket: string,
-    key: string,
-    explain: (err: unknown, what: string) => OpsError,
-    limit: UploadLimit,
-    signal?: AbortSignal,
+    {
+      bucket,
+      key,
+      explain,
+      limit,
+      signal,
+    }: { bucket: string; key: string; explain: (err: unknown, what: string) => OpsError; limit: UploadLimit; signal?: AbortSignal },
   ): Promise<SnapshotUpload> {
     const url = `s3://${bucket}/${key}`;
     // the last quarter (at most one request's limit) is kept for the clean-up of a failure
@@ -73,7 +75,7 @@ export class SnapshotUpload {
     );
     try {
       const parts = await PartWriter.begin(sdk, requests, bucket, key, { signal, deadline: work });
-      return new SnapshotUpload(sdk, requests, parts, url, explain, work, end);
+      return new SnapshotUpload(sdk, requests, parts, url, explain, { work, end });
     } catch (err) {
       throw explain(err, `upload of ${url} failed (nothing was written)`);
     }
@@ -118,7 +120,7 @@ export class SnapshotUpload {
    */
   async finish(facts: SnapshotFacts, localFile?: string): Promise<Finished> {
     const { bucket, key } = this.parts;
-    const o = { deadline: this.work };
+    const o = { deadline: this.deadline.work };
     try {
       if (this.parts.bytes !== facts.bytes)
         throw new OpsError(`${this.url}: ${this.parts.bytes} bytes were sent, but the snapshot holds ${facts.bytes}`, 1, { code: 's3_mismatch' });
@@ -141,7 +143,7 @@ export class SnapshotUpload {
         if (verdict.verdict !== 'match') readBackWhy = verdict.why;
       }
       if (readBackWhy) {
-        const back = await readHash(this.requests, this.sdk, bucket, key, this.work);
+        const back = await readHash(this.requests, this.sdk, bucket, key, this.deadline.work);
         if (back.bytes !== facts.bytes || back.sha256 !== facts.sha256)
           throw new OpsError(
             `${this.url}: read back, ${back.bytes} bytes hash to ${back.sha256.slice(0, 12)}…, ` +
@@ -192,9 +194,9 @@ export class SnapshotUpload {
       const now = Date.now();
       const least = now + Math.min(this.requests.patience.requestMs, 5000);
       const bound =
-        least > this.end_.at
-          ? new Deadline(least, `${fmt(least - now)} (the clean-up's least time, past the ${this.end_.text} of the upload)`)
-          : new Deadline(this.end_.at, this.end_.text, this.end_.since);
+        least > this.deadline.end.at
+          ? new Deadline(least, `${fmt(least - now)} (the clean-up's least time, past the ${this.deadline.end.text} of the upload)`)
+          : new Deadline(this.deadline.end.at, this.deadline.end.text, this.deadline.end.since);
       const [aborted, deleted] = await Promise.all([
         this.parts.abort(bound),
         this.parts.completionSent

@@ -62,7 +62,7 @@ export async function runRestore(o: RestoreOptions, p: RestorePlan): Promise<Res
     const startedBefore = startsBegun(rec);
     rec.owner = { pid: process.pid, host: hostname() };
     rec.runs.push({ pid: process.pid, host: hostname(), startedAt: new Date(o.now()).toISOString() });
-    const save = () => writeRecord(file, rec, o.now(), true, o.debug);
+    const save = () => writeRecord(file, rec, o.now(), { trace: o.debug });
     let current: RestoreStep | undefined;
     /** Step `id`: written ahead as begun (the step before it done in the same write), then its body; a step already done is passed. */
     const step = async (id: string, body: () => Promise<string | undefined>): Promise<void> => {

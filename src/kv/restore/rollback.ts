@@ -144,7 +144,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     j.rollback ??= [];
     j.rollbackSteps ??= [];
     for (const m of todo) if (!planned.has(m.name)) j.rollbackSteps.push(...cycleSteps('rollback', m.name, { whileDown: false }));
-    await writeJournal(file, j, o.now(), true, o.debug);
+    await writeJournal(file, j, o.now(), { trace: o.debug });
     const membership = await memberListOf(o);
 
     for (const m of todo) {
@@ -168,11 +168,11 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
         journal: j,
         real: false,
         membership,
-        checkpoint: () => writeJournal(file, j, o.now(), false, o.debug),
+        checkpoint: () => writeJournal(file, j, o.now(), { durable: false, trace: o.debug }),
       };
       try {
         await runCycle(
-          { env, save: (durable) => writeJournal(file, j, o.now(), durable, o.debug) },
+          { env, save: ({ durable }) => writeJournal(file, j, o.now(), { durable, trace: o.debug }) },
           {
             member: m,
             steps,
@@ -183,7 +183,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
           },
         );
       } catch (err) {
-        await writeJournal(file, j, o.now(), true, o.debug);
+        await writeJournal(file, j, o.now(), { trace: o.debug });
         if (err instanceof CycleFailed && err.cause instanceof OpsError) throw err.cause;
         p.fail(`${m.name}: ${(err as Error).message}`);
         throw new OpsError(`roll-back of ${m.name} to ${prev.version} failed: ${(err as Error).message}`, out.length ? 3 : 1, {
@@ -199,7 +199,7 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
     }
     j.status = 'rolled-back';
     for (const s of j.steps) if (s.status === 'running' || s.status === 'failed') s.status = 'pending';
-    await writeJournal(file, j, o.now(), true, o.debug);
+    await writeJournal(file, j, o.now(), { trace: o.debug });
     // What remains for the operator: the members down on their own, as they are now.
     const left = notOurs.size ? leftOf(leftDown(await look(), ours), o.lookCommand) : [];
     return { status: out.length || resuming ? 'rolled-back' : 'nothing-to-do', journal: file, members: out, ...(left.length ? { left } : {}) };

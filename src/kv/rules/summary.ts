@@ -8,7 +8,7 @@ import { PROOF_RULES } from './trial.js';
 import type { CheckRow } from './types.js';
 
 /** The rows that stop a run: a refusal, a proof that could not run, and with --strict any check that could not. */
-export function blocking(rows: CheckRow[], strict: boolean): CheckRow[] {
+export function blocking(rows: CheckRow[], { strict }: { strict: boolean }): CheckRow[] {
   return rows.filter((r) => r.status === 'refuse' || (r.status === 'not checked' && (strict || PROOF_RULES.has(r.rule))));
 }
 
@@ -69,7 +69,7 @@ export function planSummary(s: SummaryInput): string[] {
         : s.hops.length > 1
           ? `Upgrade ${s.from} → ${s.to} in ${s.hops.length} hops (${s.hops.join(', ')}), each restarting ${who}`
           : `Upgrade ${s.from} → ${s.to}, restarting ${who}`;
-  const stop = blocking(s.rows, s.strict);
+  const stop = blocking(s.rows, { strict: s.strict });
   const count = (status: CheckRow['status']) => s.rows.filter((r) => r.status === status);
   const warn = count('warn');
   const unchecked = count('not checked').filter((r) => !stop.includes(r));

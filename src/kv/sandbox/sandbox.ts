@@ -31,7 +31,7 @@ export function localDriver(
   notice?: (text: string) => void,
   trace?: (line: string) => void,
 ): LocalDriver {
-  return new LocalDriver(spec, sandboxProgram(spec, exec, env), exec, (s) => saveSandbox(dataDir, s), env, notice, trace);
+  return new LocalDriver(spec, { program: sandboxProgram(spec, exec, env), exec, save: (s) => saveSandbox(dataDir, s), env, notice, trace });
 }
 
 /**

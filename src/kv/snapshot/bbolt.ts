@@ -37,8 +37,8 @@ export interface BoltMeta {
   txid: bigint;
 }
 
-/** Called for each entry of a bucket, in key order. The buffers are valid only during the call. */
-export type EntryVisitor = (key: Buffer, value: Buffer, bucket: boolean) => void;
+/** Called for each entry of a bucket, in key order (`kind`: a nested bucket or a value). The buffers are valid only during the call. */
+export type EntryVisitor = (key: Buffer, value: Buffer, kind: 'bucket' | 'value') => void;
 
 /** What the walk reached: page counts by kind (for the report and tests). */
 export interface BoltWalkStats {
@@ -54,6 +54,20 @@ interface BucketRef {
   name: Buffer;
   root: bigint;
   inline?: Buffer;
+}
+
+/** One bucket's walk: the last key seen (keys only rise), how deep the bucket is nested, and who is told each entry. */
+interface BucketWalk {
+  order: { prev?: Buffer };
+  bucketDepth: number;
+  visit: EntryVisitor | undefined;
+}
+
+/** A leaf page on a bucket's walk: its name in errors, its branch's lower bound, and the nested buckets found on it. */
+interface LeafPage {
+  what: string;
+  lower: Buffer | undefined;
+  nested: BucketRef[];
 }
 
 const fnv64a = (buf: Buffer): bigint => {
@@ -180,8 +194,8 @@ export class BoltReader {
   /** The top-level buckets of the root bucket, in key order (copies). */
   private buckets(root: BucketRef): BucketRef[] {
     const out: BucketRef[] = [];
-    this.walkBucket(root, 0, (key, value, bucket) => {
-      if (!bucket) throw new BoltError(`the root bucket holds a plain key ${JSON.stringify(key.toString('latin1'))}: etcd keeps only buckets there`);
+    this.walkBucket(root, 0, (key, value, kind) => {
+      if (kind !== 'bucket') throw new BoltError(`the root bucket holds a plain key ${JSON.stringify(key.toString('latin1'))}: etcd keeps only buckets there`);
       out.push(bucketRef(Buffer.from(key), value, 'the root bucket'));
     });
     return out;
@@ -252,33 +266,26 @@ export class BoltReader {
   /** Walks one bucket's pages (or inline page) in key order, calling `visit` for each leaf entry. */
   private walkBucket(b: BucketRef, depth: number, visit: EntryVisitor | undefined): void {
     const what = `bucket ${JSON.stringify(b.name.toString('latin1'))}`;
-    const order = { prev: undefined as Buffer | undefined };
+    const walk: BucketWalk = { order: { prev: undefined }, bucketDepth: depth, visit };
     if (b.inline) {
       const inline = b.inline;
       if (inline.length < PAGE_HEADER) throw new BoltError(`${what}: inline bucket of ${inline.length} bytes`);
       if (inline.readUInt16LE(8) !== LEAF_PAGE) throw new BoltError(`${what}: inline page type 0x${inline.readUInt16LE(8).toString(16)}, not leaf`);
-      this.leaf(inline, what, order, undefined, depth, visit);
+      this.leaf(inline, what, undefined, walk);
       return;
     }
-    this.walkPage(b.root, what, order, undefined, depth, visit, 0);
+    this.walkPage(b.root, what, undefined, walk, 0);
   }
 
-  private walkPage(
-    id: bigint,
-    what: string,
-    order: { prev?: Buffer },
-    lower: Buffer | undefined,
-    bucketDepth: number,
-    visit: EntryVisitor | undefined,
-    depth: number,
-  ): void {
+  /** A page of a bucket's tree (`lower`: its branch's bound on its keys; `depth`: how far below the bucket's root). */
+  private walkPage(id: bigint, what: string, lower: Buffer | undefined, walk: BucketWalk, depth: number): void {
     if (depth > MAX_DEPTH) throw new BoltError(`${what}: the page tree is deeper than ${MAX_DEPTH} (a cycle)`);
     const at = this.pageHead(id, what, BRANCH_PAGE | LEAF_PAGE);
     if (at.flags === LEAF_PAGE) {
       this.stats.leaf++;
       // A page of large values (with its overflow, megabytes) is read an element at a time.
-      if (at.length > WINDOW) this.largeLeaf(at.offset, at.length, `${what}, page ${id}`, order, lower, bucketDepth, visit);
-      else this.leaf(this.read(at.offset, at.length), `${what}, page ${id}`, order, lower, bucketDepth, visit);
+      if (at.length > WINDOW) this.largeLeaf(at.offset, at.length, `${what}, page ${id}`, lower, walk);
+      else this.leaf(this.read(at.offset, at.length), `${what}, page ${id}`, lower, walk);
       return;
     }
     this.stats.branch++;
@@ -298,27 +305,19 @@ export class BoltReader {
       if (prev && Buffer.compare(key, prev) < 0) throw new BoltError(`${what}: branch page ${id}, element ${i}: keys out of order`);
       children.push({ key, pgid: p.readBigUInt64LE(e + 8) });
     }
-    for (const c of children) this.walkPage(c.pgid, what, order, c.key, bucketDepth, visit, depth + 1);
+    for (const c of children) this.walkPage(c.pgid, what, c.key, walk, depth + 1);
   }
 
   /**
    * A leaf page read from disk an element at a time: its element table, then each element's key and
    * value (the shared buffer grows to the largest element, not the page). Same checks as `leaf`.
    */
-  private largeLeaf(
-    offset: number,
-    length: number,
-    what: string,
-    order: { prev?: Buffer },
-    lower: Buffer | undefined,
-    bucketDepth: number,
-    visit: EntryVisitor | undefined,
-  ): void {
+  private largeLeaf(offset: number, length: number, what: string, lower: Buffer | undefined, walk: BucketWalk): void {
     const count = this.read(offset, PAGE_HEADER).readUInt16LE(10);
     if (PAGE_HEADER + count * ELEMENT > length) throw new BoltError(`${what}: ${count} elements do not fit the page`);
     // copied: the shared buffer is reused for each element
     const table = Buffer.from(this.read(offset + PAGE_HEADER, count * ELEMENT));
-    const nested: BucketRef[] = [];
+    const page: LeafPage = { what, lower, nested: [] };
     for (let i = 0; i < count; i++) {
       const e = PAGE_HEADER + i * ELEMENT;
       const t = i * ELEMENT;
@@ -326,15 +325,15 @@ export class BoltReader {
       if (flags & ~BUCKET_LEAF) throw new BoltError(`${what}, element ${i}: unknown flags 0x${flags.toString(16)}`);
       if (e + pos + ksize + vsize > length) throw new BoltError(`${what}, element ${i} points past the page`);
       const kv = this.read(offset + e + pos, ksize + vsize);
-      this.entry(kv.subarray(0, ksize), kv.subarray(ksize), Boolean(flags & BUCKET_LEAF), i, what, order, lower, bucketDepth, visit, nested);
+      this.entry(kv.subarray(0, ksize), kv.subarray(ksize), flags, i, page, walk);
     }
-    this.walkNested(nested, what, bucketDepth);
+    this.walkNested(page.nested, what, walk.bucketDepth);
   }
 
-  private leaf(p: Buffer, what: string, order: { prev?: Buffer }, lower: Buffer | undefined, bucketDepth: number, visit: EntryVisitor | undefined): void {
+  private leaf(p: Buffer, what: string, lower: Buffer | undefined, walk: BucketWalk): void {
     const count = p.readUInt16LE(10);
     if (PAGE_HEADER + count * ELEMENT > p.length) throw new BoltError(`${what}: ${count} elements do not fit the page`);
-    const nested: BucketRef[] = [];
+    const page: LeafPage = { what, lower, nested: [] };
     for (let i = 0; i < count; i++) {
       const e = PAGE_HEADER + i * ELEMENT;
       const flags = p.readUInt32LE(e);
@@ -343,41 +342,25 @@ export class BoltReader {
       const vsize = p.readUInt32LE(e + 12);
       if (flags & ~BUCKET_LEAF) throw new BoltError(`${what}, element ${i}: unknown flags 0x${flags.toString(16)}`);
       if (e + pos + ksize + vsize > p.length) throw new BoltError(`${what}, element ${i} points past the page`);
-      this.entry(
-        p.subarray(e + pos, e + pos + ksize),
-        p.subarray(e + pos + ksize, e + pos + ksize + vsize),
-        Boolean(flags & BUCKET_LEAF),
-        i,
-        what,
-        order,
-        lower,
-        bucketDepth,
-        visit,
-        nested,
-      );
+      this.entry(p.subarray(e + pos, e + pos + ksize), p.subarray(e + pos + ksize, e + pos + ksize + vsize), flags, i, page, walk);
     }
-    this.walkNested(nested, what, bucketDepth);
+    this.walkNested(page.nested, what, walk.bucketDepth);
   }
 
-  /** One leaf element: its key in order and within its branch's bound, visited; a nested bucket kept for after the page. */
-  private entry(
-    key: Buffer,
-    value: Buffer,
-    bucket: boolean,
-    i: number,
-    what: string,
-    order: { prev?: Buffer },
-    lower: Buffer | undefined,
-    bucketDepth: number,
-    visit: EntryVisitor | undefined,
-    nested: BucketRef[],
-  ): void {
+  /**
+   * Leaf element `i` of a page (its `flags` say whether it is a nested bucket): its key in order and within its
+   * branch's bound, visited; a nested bucket kept for after the page.
+   */
+  private entry(key: Buffer, value: Buffer, flags: number, i: number, page: LeafPage, walk: BucketWalk): void {
+    const { what, lower } = page;
+    const { order } = walk;
+    const bucket = Boolean(flags & BUCKET_LEAF);
     if (order.prev && Buffer.compare(key, order.prev) <= 0) throw new BoltError(`${what}, element ${i}: keys out of order or repeated`);
     if (lower && Buffer.compare(key, lower) < 0) throw new BoltError(`${what}, element ${i}: a key below its branch's bound`);
     order.prev = Buffer.from(key);
-    visit?.(key, value, bucket);
+    walk.visit?.(key, value, bucket ? 'bucket' : 'value');
     // Nested buckets (etcd has none below the top level) are walked too, after this page.
-    if (bucket && bucketDepth > 0) nested.push(bucketRef(Buffer.from(key), value, what));
+    if (bucket && walk.bucketDepth > 0) page.nested.push(bucketRef(Buffer.from(key), value, what));
   }
 
   private walkNested(nested: BucketRef[], what: string, bucketDepth: number): void {

@@ -86,9 +86,9 @@ export function etcdDbFigures(fd: number, dbBytes: number, o: { hash?: boolean }
       totalKey++;
     };
     if (name === 'key')
-      return (k, v, bucket) => {
+      return (k, v, kind) => {
         count(k, v);
-        if (bucket) throw new BoltError('"key" bucket: holds a nested bucket');
+        if (kind === 'bucket') throw new BoltError('"key" bucket: holds a nested bucket');
         const where = `"key" bucket, revision key ${k.toString('hex')}`;
         // Key: 8-byte main revision, '_', 8-byte sub revision, and a 't' for a deletion (tombstone).
         if ((k.length !== 17 && k.length !== 18) || k[8] !== 0x5f || (k.length === 18 && k[17] !== 0x74)) throw new BoltError(`${where}: not a revision`);

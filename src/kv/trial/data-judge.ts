@@ -150,7 +150,7 @@ function answered(
   const at = (out.steps[0] as { revision: string }).revision;
   const started = `etcd ${release} started on ${on} and answered in ${step.ms} ms`;
   const took = times(out.phases, step);
-  const notChecked = (detail: string, again = false) => ({
+  const notChecked = (detail: string, { again = false }: { again?: boolean } = {}) => ({
     finding: { result: 'not-checked' as const, detail: `data trial: ${started}, but ${detail}` },
     again,
   });
@@ -177,20 +177,24 @@ function answered(
       };
     }
     if (unhashed) return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2), and its HashKV at revision ${at} failed: ${live.error}`);
-    if (/compacted/i.test(live.error)) return notChecked(`${who} compacted past revision ${at} meanwhile: its hash there cannot be asked`, true);
+    if (/compacted/i.test(live.error)) return notChecked(`${who} compacted past revision ${at} meanwhile: its hash there cannot be asked`, { again: true });
     return notChecked(`the live member's HashKV at revision ${at} failed: ${live.error}`);
   }
   if (unhashed || 'error' in step.copy) return notChecked(`the copy was not hashed (${who} said it runs etcd 3.2, which has no HashKV), but it answers HashKV`);
   // (hashed at the heads: the live member's head must still be the copy's revision for the two to be one state)
   if (out.hashHead && live.revision !== undefined && live.revision !== at)
-    return notChecked(`${who} moved from revision ${at} to ${live.revision} while its newest revision was compacted: the hashes cannot be compared`, true);
+    return notChecked(`${who} moved from revision ${at} to ${live.revision} while its newest revision was compacted: the hashes cannot be compared`, {
+      again: true,
+    });
   if (live.hash === step.copy.hash)
     return {
       finding: { result: 'ok', detail: `${started} with the member's data: KV hash ${live.hash} at revision ${at}, as ${who} (${took})` },
       again: false,
     };
   if (live.compact !== step.copy.compact)
-    return notChecked(`${who} compacted meanwhile (to ${live.compact}; the copy: ${step.copy.compact}): the hashes at ${at} cannot be compared`, true);
+    return notChecked(`${who} compacted meanwhile (to ${live.compact}; the copy: ${step.copy.compact}): the hashes at ${at} cannot be compared`, {
+      again: true,
+    });
   return problem(`its KV hash at revision ${at} is ${step.copy.hash}, ${who}'s is ${live.hash}`);
 }
 

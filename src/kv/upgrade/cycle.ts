@@ -52,7 +52,7 @@ export interface Cycle {
    * Right before a running member is stopped: throws to leave it untouched (the flow's health gate).
    * `resumed`: the record says this stop began (the stop command may have reached it: it may be on its way down).
    */
-  gate?: (resumed: boolean) => Promise<void>;
+  gate?: (o: { resumed: boolean }) => Promise<void>;
   /** The `backup-data` step's body, while the member is down. */
   whileDown?: (p: StepProgress) => Promise<string>;
   /** The `wait-healthy` step's body: until it and the cluster are healthy and it caught up (and what else the flow waits for). */
@@ -82,7 +82,7 @@ export interface StepProgress {
 /** Where a cycle runs: the driver and options its steps read, and how its record is written (`durable`: synced, ahead of a stop). */
 export interface CycleEnv {
   env: StepEnv<'reporter' | 'timeouts' | 'now', RunRecord>;
-  save: (durable: boolean) => Promise<void>;
+  save: (how: { durable: boolean }) => Promise<void>;
 }
 
 /** A cycle step that failed: its step is marked failed (with the error) before this is thrown; the flow writes its record. */
@@ -120,7 +120,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
       if (c.whileDown && driver.capabilities?.etcdData !== false) await driver.learnDataDirs?.(m).catch(() => undefined);
       // a resumed stop (the record says it began) stops only a member still running, and gates it again
       if (!(firstStop && c.gateFirstStop) && !(await driver.isRunning(m))) return 'not running';
-      await c.gate?.(!firstStop);
+      await c.gate?.({ resumed: !firstStop });
       await driver.stop(m);
       return 'stopped';
     },
@@ -152,7 +152,7 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     // its WAL as the start will find it, where its data was copied: the put-back's guard (kv/wal/wal-mark.ts); no copy, nothing to put back
     if (kind === 'start' && copied(c.steps) && !step.walBefore) step.walBefore = await markBeforeStart(env, m, { seenGone });
     // written ahead of a change to the member: durably before its stop
-    if (kind === 'stop' || kind === 'start') await x.save(kind === 'stop');
+    if (kind === 'stop' || kind === 'start') await x.save({ durable: kind === 'stop' });
     const p = env.o.reporter.begin(label);
     const t0 = env.o.now();
     try {
@@ -176,5 +176,5 @@ export async function runCycle(x: CycleEnv, c: Cycle): Promise<void> {
     p.done(`${label}: ${step.detail} (${fmtMs(step.ms)})`);
   }
   c.onBack?.();
-  await x.save(false);
+  await x.save({ durable: false });
 }

@@ -78,7 +78,7 @@ export async function runUpgrade(o: Pick<UpgradeOptions, Executing>): Promise<Up
     if ('status' in agreed) return agreed;
     const { base, pre, journal, upgrading } = agreed;
     await stageBinaries(o, o.driver!, upgrading, journal);
-    const run = await UpgradeRun.start(o, o.driver!, file, started, base, pre, journal);
+    const run = await UpgradeRun.start(o, o.driver!, { file, started, base, pre, resumed: journal });
     return await run.go();
   } finally {
     await unlock?.().catch(() => undefined);

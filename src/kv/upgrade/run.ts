@@ -39,6 +39,14 @@ class LostWhileDown extends Error {
   }
 }
 
+/** What one run is: its journal's file, when it started, the report's base and the pre-flight's look. */
+interface RunFacts {
+  file: string;
+  started: number;
+  base: Base;
+  pre: Preflight;
+}
+
 /** One run of the journalled plan: the steps of each member in turn, then the cluster's. */
 export class UpgradeRun {
   private readonly ranNow = new Set<string>();
@@ -51,16 +59,16 @@ export class UpgradeRun {
   /** The gate's look before a member's snapshot (its revision; never reused for the stop, which looks again). */
   private gated: { obs: ClusterObservation } | undefined;
 
+  private readonly o: Pick<UpgradeOptions, Running>;
+  private readonly j: Journal;
+
   private constructor(
-    private readonly o: Pick<UpgradeOptions, Running>,
-    private readonly driver: MemberDriver,
-    private readonly file: string,
-    private readonly started: number,
-    private readonly base: Base,
-    private readonly pre: Preflight,
-    private readonly j: Journal,
     private readonly env: StepEnv<Running>,
+    private readonly run: RunFacts,
   ) {
+    const { pre } = run;
+    this.o = env.o;
+    this.j = env.journal;
     this.leaderId = pre.obs.members.find((m) => m.leaderId)?.leaderId;
     this.lastLook = { at: pre.observedAt, obs: pre.obs, list: pre.membership.list };
   }
@@ -69,16 +77,12 @@ export class UpgradeRun {
   static async start(
     o: Pick<UpgradeOptions, Running>,
     driver: MemberDriver,
-    file: string,
-    started: number,
-    base: Base,
-    pre: Preflight,
-    resumed: Journal | undefined,
+    { file, started, base, pre, resumed }: RunFacts & { resumed: Journal | undefined },
   ): Promise<UpgradeRun> {
     // (an earlier run's record of the copies it left on the hosts outlives this run's journal: journal/copies.ts)
     if (!resumed) keepRunRecord(file, readJournal);
     const j = runJournal(o, driver, pre, resumed);
-    await writeJournal(file, j, o.now(), false, o.debug);
+    await writeJournal(file, j, o.now(), { durable: false, trace: o.debug });
     o.debug?.(`[kv] journal written after ${o.now() - started} ms`);
     const etcdctl = o.snapshotVia === 'gateway' ? undefined : findEtcdctl(o.etcdctl);
     if (o.snapshotVia === 'etcdctl' && !etcdctl)
@@ -90,14 +94,14 @@ export class UpgradeRun {
       journal: j,
       etcdctl,
       real,
-      checkpoint: () => writeJournal(file, j, o.now(), false, o.debug),
+      checkpoint: () => writeJournal(file, j, o.now(), { durable: false, trace: o.debug }),
       membership: pre.membership.list,
     };
-    return new UpgradeRun(o, driver, file, started, base, pre, j, env);
+    return new UpgradeRun(env, { file, started, base, pre });
   }
 
-  private save(durable = true): Promise<void> {
-    return writeJournal(this.file, this.j, this.o.now(), durable, this.o.debug);
+  private save({ durable = true }: { durable?: boolean } = {}): Promise<void> {
+    return writeJournal(this.run.file, this.j, this.o.now(), { durable, trace: this.o.debug });
   }
 
   private report(status: UpgradeReport['status']): UpgradeReport {
@@ -105,13 +109,13 @@ export class UpgradeRun {
     // This run's time against this run's waits (a resumed run's journal also holds earlier steps).
     const mine = j.steps.filter((st) => this.ranNow.has(st.id));
     return {
-      ...this.base,
+      ...this.run.base,
       status,
-      journal: this.file,
+      journal: this.run.file,
       run: j.id,
       steps: j.steps,
       snapshots: j.snapshots,
-      totals: totals(mine, this.o.now() - this.started),
+      totals: totals(mine, this.o.now() - this.run.started),
       halt: j.halt,
       ...(j.consistency ? { consistency: j.consistency } : {}),
       ...(j.defrag ? { defrag: j.defrag } : {}),
@@ -140,12 +144,12 @@ export class UpgradeRun {
   }
 
   /**
-   * Runs one journalled step around a member's cycle (snapshot, settle, the cluster's), timing it;
-   * `imposed` says whether its time is the cluster's own wait. These steps change no member: they are
+   * Runs one journalled step around a member's cycle (snapshot, settle, the cluster's), timing it, with its
+   * `label`; `imposed` says whether its time is the cluster's own wait. These steps change no member: they are
    * re-runnable and idempotent, only their results are written, without a sync. (The steps that change
    * a member are the cycle's, written ahead of the change: cycle.ts.)
    */
-  private async step(step: JournalStep, label: string, imposed: boolean, fn: StepBody): Promise<string | undefined> {
+  private async step(step: JournalStep, { label, imposed = false }: { label: string; imposed?: boolean }, fn: StepBody): Promise<string | undefined> {
     const { o } = this;
     this.lastLook = undefined; // a step ran: the pre-flight's look is no longer the cluster as it is
     const p = o.reporter.begin(label);
@@ -163,7 +167,7 @@ export class UpgradeRun {
       step.finishedAt = new Date(o.now()).toISOString();
       // Results are written when a member is back (the cycle's last write; a settle that waits writes
       // first), when its settle is done, before the next member-changing step, and at the end.
-      if (step.kind === 'settle') await this.save(false);
+      if (step.kind === 'settle') await this.save({ durable: false });
       p.done(`${label}${detail ? `: ${detail}` : ''} (${fmtMs(step.ms)})`);
       return detail;
     } catch (err) {
@@ -179,9 +183,9 @@ export class UpgradeRun {
   }
 
   /** A step that halts the run (exit 3) when it fails, with `why` before the error. */
-  private async guarded(step: JournalStep, label: string, imposed: boolean, why: string, fn: StepBody): HaltOr {
+  private async guarded(step: JournalStep, { why, ...words }: { label: string; imposed?: boolean; why: string }, fn: StepBody): HaltOr {
     try {
-      await this.step(step, label, imposed, fn);
+      await this.step(step, words, fn);
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) throw err;
@@ -284,7 +288,7 @@ export class UpgradeRun {
       Object.assign(st('snapshot'), { status: 'skipped', detail: "not taken: the rehearsal's clone (its way back is the cluster it was copied from)" });
       return undefined;
     }
-    return this.guarded(st('snapshot'), `${ms.name}: snapshot + verify`, false, `snapshot of ${ms.name} failed before the member was stopped: `, () =>
+    return this.guarded(st('snapshot'), { label: `${ms.name}: snapshot + verify`, why: `snapshot of ${ms.name} failed before the member was stopped: ` }, () =>
       snapshotStep(this.env, ms, this.gated?.obs),
     );
   }
@@ -311,23 +315,23 @@ export class UpgradeRun {
       if (tight) return this.halt(stop, tight, 'pending');
     }
     const backup = mine.find((s) => s.kind === 'backup-data')!;
-    if (backup.status !== 'done' && backup.status !== 'skipped' && (o.noBackup || !this.driver.backupDataDir)) {
+    if (backup.status !== 'done' && backup.status !== 'skipped' && (o.noBackup || !this.env.driver.backupDataDir)) {
       backup.status = 'skipped';
       backup.detail = o.noBackup
         ? 'not backed up: --no-backup (the v3 snapshot is taken)'
         : 'not backed up: the driver has no backup command (the v3 snapshot is taken)';
     }
     // The hop's binary; only a rolling restart on the same version falls back to the one the member runs.
-    const own = o.allowSameVersion ? this.driver.current(ms)?.binDir : undefined;
+    const own = o.allowSameVersion ? this.env.driver.current(ms)?.binDir : undefined;
     try {
       await runCycle(
-        { env: this.env, save: (durable) => this.save(durable) },
+        { env: this.env, save: (how) => this.save(how) },
         {
           member: ms,
           steps: mine,
           target: { version: o.to, binDir: o.targetBin ?? this.j.target_bin ?? own },
           gateFirstStop: true,
-          gate: (resumed) =>
+          gate: ({ resumed }) =>
             gateBeforeStop(this.env, ms, undefined, { resumed }).then(
               () => undefined,
               (err: Error) => {
@@ -437,7 +441,7 @@ export class UpgradeRun {
     try {
       // Only between members: none after the last one of the hop.
       const last = !this.j.steps.some((x) => x.member && x.member !== ms.name && x.status !== 'done' && x.status !== 'skipped');
-      await this.step(st('settle'), `${ms.name}: settle`, true, () => settleStep(this.env, ms, fmtMs, { last }));
+      await this.step(st('settle'), { label: `${ms.name}: settle`, imposed: true }, () => settleStep(this.env, ms, fmtMs, { last }));
       return undefined;
     } catch (err) {
       if (err instanceof WaitAborted) await this.interrupted();
@@ -475,20 +479,20 @@ export class UpgradeRun {
     if (o.signal.aborted) await this.interrupted();
     if (cvStep.status !== 'done') {
       o.atClusterVersionWait?.();
-      const halted = await this.guarded(cvStep, `cluster: wait for the cluster version to reach ${o.to}`, true, '', () =>
-        waitClusterVersionStep(this.env, this.pre.plan.source),
+      const halted = await this.guarded(cvStep, { label: `cluster: wait for the cluster version to reach ${o.to}`, imposed: true, why: '' }, () =>
+        waitClusterVersionStep(this.env, this.run.pre.plan.source),
       );
       if (halted) return halted;
     }
     if (fhStep.status !== 'done') {
-      const halted = await this.guarded(fhStep, 'cluster: final health pass', false, '', () => finalHealthStep(this.env));
+      const halted = await this.guarded(fhStep, { label: 'cluster: final health pass', why: '' }, () => finalHealthStep(this.env));
       if (halted) return halted;
     }
     // the copies and snapshots go before the journal says done: a kill between them removes the rest on the resume
     await finishBackups(this.env);
     j.status = 'done';
     endRun(j, 'done', undefined, new Date(o.now()).toISOString());
-    o.debug?.(`[kv] steps finished after ${o.now() - this.started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);
+    o.debug?.(`[kv] steps finished after ${o.now() - this.run.started} ms; ${journalStats.writes} journal writes took ${journalStats.ms.toFixed(1)} ms`);
     await this.save();
     return this.report('done');
   }

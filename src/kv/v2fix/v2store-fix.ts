@@ -26,7 +26,7 @@ import { writeRecord } from '../journal/journal.js';
 import type { MemberListEntry } from '../cluster/parse.js';
 import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgrade/steps.js';
 import { waitFor } from '../cluster/wait.js';
-import { CycleFailed, runCycle, type StepProgress } from '../upgrade/cycle.js';
+import { CycleFailed, runCycle, type CycleEnv, type StepProgress } from '../upgrade/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
 import { memberDirs, v2storeArgs } from './v2store-check.js';
 
@@ -96,7 +96,7 @@ export async function fixV2store(o: Pick<UpgradeOptions, Fixing>, driver: Member
     j.status = 'running';
     j.owner = { pid: process.pid, host: hostname() };
     delete j.halt;
-    const save = (durable = true) => writeRecord(file, j, o.now(), durable, o.debug);
+    const save = ({ durable = true }: { durable?: boolean } = {}) => writeRecord(file, j, o.now(), { durable, trace: o.debug });
     await save();
     const membership = await memberList(o);
     const env: StepEnv<Fixing | 'to', V2FixFile> = {
@@ -220,13 +220,7 @@ async function memberList(o: Pick<UpgradeOptions, Look>): Promise<MemberListEntr
  * then stopped and started on its own config until it is back, caught up and checked. A resume takes each
  * cycle from its first step not done.
  */
-async function fixMember(
-  job: V2Fix,
-  env: StepEnv<Fixing | 'to', V2FixFile>,
-  m: MemberSpec,
-  st: V2FixMember,
-  save: (durable?: boolean) => Promise<void>,
-): Promise<void> {
+async function fixMember(job: V2Fix, env: StepEnv<Fixing | 'to', V2FixFile>, m: MemberSpec, st: V2FixMember, save: CycleEnv['save']): Promise<void> {
   const { driver: d, o } = env;
   const { minor } = job;
   const target = (settings?: Record<string, string>): MemberTarget => ({ version: minor, binDir: d.current(m)?.binDir, ...(settings ? { settings } : {}) });
@@ -247,12 +241,12 @@ async function fixMember(
     // (written by the stop's record next: a kill before it takes the gate and the snapshot again)
     st.snapBefore = newestSnapName(m.dataDir);
   }
-  const cycle = { env, save: (durable: boolean) => save(durable) };
+  const cycle = { env, save };
   await runCycle(cycle, {
     member: m,
     steps: fix.filter((x) => x.kind !== 'snapshot'),
     target: target(FIX_SETTINGS),
-    gate: (resumed) => gateBeforeStop(env, m, undefined, { resumed }).then(() => undefined),
+    gate: ({ resumed }) => gateBeforeStop(env, m, undefined, { resumed }).then(() => undefined),
     whileDown: async () => logged('backup', await backupStep(env, m)),
     words: { start: `start on ${minor} with snapshot-count 1`, 'wait-healthy': 'wait for a new v2 snapshot' },
     waitBack: async (p) => {
@@ -265,7 +259,7 @@ async function fixMember(
     member: m,
     steps: back,
     target: target(),
-    gate: (resumed) => gateBeforeStop(env, m, undefined, { resumed }).then(() => undefined),
+    gate: ({ resumed }) => gateBeforeStop(env, m, undefined, { resumed }).then(() => undefined),
     words: {
       start: `start on ${minor} with its own config`,
       'wait-healthy': `back on its own config, then ${job.check ? 'its WAL read again' : 'etcdutl check v2store'}`,

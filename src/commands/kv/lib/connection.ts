@@ -114,7 +114,7 @@ function dialTimeout(f: ConnectionFlags, env: NodeJS.ProcessEnv): number | undef
  * spec): nothing expands it in a variable set by a tool or in a YAML value. `label` says where it came from.
  */
 function homeOf(ctx: Context): (path: string, flag: string, label: string) => string {
-  return (path, flag, label) => expandHome(path, flag, ctx.env.HOME, false, label);
+  return (path, flag, label) => expandHome(path, { flag, home: ctx.env.HOME, label });
 }
 
 /** The text up to the first line break (all of it without one). */
@@ -148,7 +148,7 @@ async function password(ctx: Context, f: ConnectionFlags, user: string, file?: {
   if (env.OPSCTL_KV_PASSWORD !== undefined) return env.OPSCTL_KV_PASSWORD;
   if (env.ETCDCTL_PASSWORD) return env.ETCDCTL_PASSWORD;
   const hint = `pass --password-file FILE or set OPSCTL_KV_PASSWORD or ETCDCTL_PASSWORD (${whyNoPrompt(ctx)})`;
-  if (!ctx.io.canPrompt(ctx.noInput)) throw new UsageError(`--user ${user}: no password`, { field: '--password-file', hint });
+  if (!ctx.io.canPrompt({ noInput: ctx.noInput })) throw new UsageError(`--user ${user}: no password`, { field: '--password-file', hint });
   // Through the context's prompter: Ctrl-C at the prompt is an interrupt (130), like every prompt.
   return (await ctx.prompter()).password(`etcd password for ${user}`, { field: '--password-file', hint });
 }

@@ -4,6 +4,15 @@ import type { LadderReport } from '../../../kv/ladder/record.js';
 import type { BackupsDoc } from '../../../kv/report/report.js';
 import type { BackupTally } from '../../../kv/report/backups.js';
 
+/** The runs of an upgrade (a hop's, or a ladder's hops'): their ids, steps, backup fates, data-dir copies and snapshots. */
+export interface UpgradeRuns {
+  ids: string[];
+  steps: JournalStep[];
+  fates?: BackupFate[];
+  copies?: DataCopy[];
+  snaps?: Journal['snapshots'];
+}
+
 /**
  * The backups an upgrade made (its snapshots, its data-dir copies here and on the members' hosts), for the
  * summary and --json: what they made and what they hold on disk now, and what the default keeps.
@@ -11,11 +20,7 @@ import type { BackupTally } from '../../../kv/report/backups.js';
 export async function backupsOfRuns(
   ctx: Context,
   cluster: string,
-  ids: string[],
-  steps: JournalStep[],
-  fates: BackupFate[] = [],
-  copies: DataCopy[] = [],
-  snaps: Journal['snapshots'] = [],
+  { ids, steps, fates = [], copies = [], snaps = [] }: UpgradeRuns,
 ): Promise<{ doc: BackupsDoc; line: string }> {
   const [{ findBackups, humanBytes }, { backupsMade, describeFates }] = await Promise.all([
     import('../../../kv/backups/backups.js'),
@@ -52,9 +57,7 @@ export async function backupsOfRuns(
 }
 
 /** The run ids of a ladder's hops: the ones this run ran, and the hops done before it (their kept journals). */
-export async function ladderRunIds(
-  r: LadderReport,
-): Promise<{ ids: string[]; steps: JournalStep[]; fates: BackupFate[]; copies: DataCopy[]; snaps: Journal['snapshots'] }> {
+export async function ladderRunIds(r: LadderReport): Promise<Required<UpgradeRuns>> {
   const { readJournal } = await import('../../../kv/journal/read.js');
   const ids: string[] = [];
   const steps: JournalStep[] = [];

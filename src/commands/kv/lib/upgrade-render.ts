@@ -34,8 +34,7 @@ export async function renderUpgrade(r: { single: UpgradeReport; checks: CheckRow
     if (cloneLoad) out.data = { ...(out.data as object), rehearsal: cloneLoad };
     if (r.status !== 'done' && r.status !== 'halted') return out;
     const { backupsOfRuns, ladderRunIds } = await import('./upgrade-backups.js');
-    const { ids, steps, fates, copies, snaps } = await ladderRunIds(r);
-    const b = await backupsOfRuns(ctx, cluster.key, ids, steps, fates, copies, snaps);
+    const b = await backupsOfRuns(ctx, cluster.key, await ladderRunIds(r));
     out.text = `${out.text}\n${b.line}`;
     out.data = {
       ...r,
@@ -49,7 +48,13 @@ export async function renderUpgrade(r: { single: UpgradeReport; checks: CheckRow
   const out = withChanges(render(report, ctx, r.checks, await planCommands(report, s), last), flags, changesOf(report));
   if ((report.status === 'done' || report.status === 'halted') && report.run) {
     const { backupsOfRuns } = await import('./upgrade-backups.js');
-    const b = await backupsOfRuns(ctx, cluster.key, [report.run], report.steps, report.copies, report.dataCopies, report.snapshots);
+    const b = await backupsOfRuns(ctx, cluster.key, {
+      ids: [report.run],
+      steps: report.steps,
+      fates: report.copies,
+      copies: report.dataCopies,
+      snaps: report.snapshots,
+    });
     out.text = `${out.text ?? ''}\n${b.line}`;
     out.data = { ...(out.data as object), backups: b.doc };
   }

@@ -23,7 +23,7 @@ export async function oneDelta(
   ctx: Context,
   build: (label: Label) => { request: DeltaRequest; what: string; deletes?: string },
 ): Promise<CommandResult> {
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const name = labelName(await writableRef(client, opts.label));
   const label = await client.get(name);
   const { request, what, deletes } = build(label);

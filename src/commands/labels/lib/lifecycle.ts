@@ -14,7 +14,7 @@ export interface LifecycleTarget {
 
 /** publish / disable / enable, guarded by the revision just read (a concurrent change is refused, not overwritten). */
 export async function changeLifecycle(verb: 'publish' | 'disable' | 'enable', opts: LifecycleTarget, ctx: Context): Promise<CommandResult> {
-  const client = await labelsClient(ctx, opts.admin);
+  const client = await labelsClient(ctx, { admin: opts.admin });
   const name = labelName(await writableRef(client, opts.label));
   const current = await client.get(name);
   const body: Record<string, unknown> = { writeControl: { requiredRevisionId: current.revisionId } };

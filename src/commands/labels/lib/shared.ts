@@ -7,7 +7,7 @@ import { resolveLabelRef } from '../../../labels/resolve.js';
 import type { Choice, Field, Label, LabelPermission } from '../../../labels/types.js';
 
 /** A client of the label service; `admin` sends useAdminAccess (the `--admin` flag). */
-export async function labelsClient(ctx: Context, admin = false): Promise<LabelsClient> {
+export async function labelsClient(ctx: Context, { admin = false }: { admin?: boolean } = {}): Promise<LabelsClient> {
   const client = new LabelsClient(await ctx.http('labels'));
   client.admin = admin;
   // the profile's labels_version: v2 unless it says v2beta (a value edited into config.json by hand is refused, named)
