@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { containerCluster, etcdImages, podmanProblem, PODMAN, writeContainerClusterFile, type ContainerCluster } from '../helpers/etcd-containers.js';
+import { etcdImages, podmanProblem, PODMAN, startCluster, type ContainerCluster, type ContainerTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { crashRun } from '../helpers/crash-points.js';
@@ -25,6 +25,7 @@ if (problem) {
  */
 describe.runIf(Boolean(dirs) && !problem)(`kv restore onto container members on real podman (${PINNED_ETCD['3.6']})`, () => {
   const cfg = tempConfigDir('opsctl-containers-restore-e2e-');
+  let cluster: ContainerTestCluster | undefined;
   let c: ContainerCluster;
   let file: string;
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' };
@@ -34,13 +35,13 @@ describe.runIf(Boolean(dirs) && !problem)(`kv restore onto container members on 
 
   beforeAll(async () => {
     const images = await etcdImages(dirs!);
-    c = await containerCluster({ size: 3, image: images['3.6'] });
-    file = writeContainerClusterFile(join(cfg.dir, 'cluster.yaml'), c, { '3.6': images['3.6'] });
-    await until(healthy, 60_000, 'the container cluster healthy');
+    cluster = await startCluster({ members: 'container', size: 3, image: images['3.6'], images: { '3.6': images['3.6'] }, configDir: cfg.dir });
+    c = cluster.container;
+    file = cluster.file;
   }, 300_000);
 
   afterAll(async () => {
-    await c?.destroy();
+    await cluster?.destroy();
     cfg.cleanup();
   }, 60_000);
 

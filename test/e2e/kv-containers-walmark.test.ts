@@ -1,8 +1,7 @@
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containerCluster, etcdImages, podmanProblem, PODMAN, type ContainerCluster } from '../helpers/etcd-containers.js';
+import { etcdImages, podmanProblem, PODMAN, startCluster, type ContainerCluster, type ContainerTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
-import { until } from '../helpers/kv.js';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { ContainerDriver } from '../../src/kv/containers/driver.js';
 import { walMarkOf } from '../../src/kv/wal/wal-mark.js';
@@ -22,20 +21,17 @@ if (problem) {
  * the member writes, and holds while it is stopped: what decides whether a data copy may go back over it.
  */
 describe.runIf(Boolean(dirs) && !problem)(`the WAL mark of a container member on its engine's host, on real podman (${PINNED_ETCD['3.6']})`, () => {
+  let cluster: ContainerTestCluster | undefined;
   let c: ContainerCluster;
 
   beforeAll(async () => {
     const images = await etcdImages(dirs!);
-    c = await containerCluster({ size: 1, image: images['3.6'] });
-    const healthy = async () => {
-      const r = await fetch(`${c.endpoints[0]}/health`).catch(() => undefined);
-      return r?.ok ? ((await r.json()) as { health?: string }).health === 'true' : false;
-    };
-    await until(healthy, 60_000, 'the member healthy');
+    cluster = await startCluster({ members: 'container', size: 1, image: images['3.6'], images: { '3.6': images['3.6'] } });
+    c = cluster.container;
   }, 300_000);
 
   afterAll(async () => {
-    await c?.destroy();
+    await cluster?.destroy();
   }, 60_000);
 
   it('is read on the host where the engine is elsewhere: it moves with a write, and holds while the member is stopped', async () => {
