@@ -1,6 +1,6 @@
 // Shared helpers for `npm run bench`: measure a node process's CPU time and peak memory via the probe.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,8 +58,16 @@ export function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** The bench's scratch dirs: removed when the bench ends (its config dirs, sandboxes' records, uploads), as it leaves nothing behind. */
+const made = new Set();
+process.on('exit', () => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'opsctl-bench-') {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.add(dir);
+  return dir;
 }
 
 /**

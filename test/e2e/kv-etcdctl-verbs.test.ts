@@ -267,9 +267,12 @@ describe.runIf(Boolean(dirs))('etcdctl verbs on real etcd, side by side with etc
       expect(add.exitCode, says(add)).toBe(0);
       const newId = /^Member\s+([0-9a-f]+) added/.exec(add.stdout)![1]!;
       expect(add.stdout).toContain('ETCD_INITIAL_CLUSTER_STATE="existing"');
-      expect((await ctl(['member', 'list'])).stdout).toMatch(new RegExp(`^${newId}, unstarted, , http://127\\.0\\.0\\.1:1, `, 'm'));
+      // (etcdctl asks one member, which serves its member list as it has applied it: 3.4's not linearizable; a
+      // follower may not have applied the change yet, so each is awaited, as an operator would look again)
+      const listed = async (line: RegExp) => line.test((await ctl(['member', 'list'])).stdout);
+      await until(() => listed(new RegExp(`^${newId}, unstarted, , http://127\\.0\\.0\\.1:1, `, 'm')), 30_000, `etcdctl to list ${newId}`);
       expect((await ops(['member', 'update', newId, '--peer-urls', 'http://127.0.0.1:2'])).exitCode).toBe(0);
-      expect((await ctl(['member', 'list'])).stdout).toContain(`${newId}, unstarted, , http://127.0.0.1:2`);
+      await until(() => listed(new RegExp(`^${newId}, unstarted, , http://127\\.0\\.0\\.1:2`, 'm')), 30_000, `etcdctl to list ${newId}'s new peer URL`);
       const promote = await ops(['member', 'promote', newId]);
       expect(promote.exitCode).toBe(1);
       if (after(minor, '3.4')) {
