@@ -30,7 +30,11 @@ beforeEach(() => {
   chmodSync(dir, 0o700);
   env = { OPSCTL_CONFIG_DIR: dir };
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/** The other user's directories a test made (othersFile): removed with the test's own. */
+const others: string[] = [];
+afterEach(() => {
+  for (const d of [dir, ...others.splice(0)]) rmSync(d, { recursive: true, force: true });
+});
 
 const bin = (argv: string[], input?: string) => runBin(argv, { env, input, timeout: 60_000 });
 
@@ -45,6 +49,7 @@ function expectRefused(r: Awaited<ReturnType<typeof runBin>>, ...words: string[]
 /** A file of another user (nobody), elsewhere: what a link could point at. */
 function othersFile(content: string): string {
   const other = mkdtempSync(join(tmpdir(), 'opsctl-trust-other-'));
+  others.push(other);
   chmodSync(other, 0o755);
   const f = join(other, 'theirs.json');
   writeFileSync(f, content, { mode: 0o644 });
