@@ -154,12 +154,15 @@ export async function preflight(
 }
 
 /**
- * Whether the members that answer are between leaders: naming different ones, or none yet (an election
- * under way, e.g. a leader that missed its heartbeats on a busy host). It settles within a few election
+ * Whether the members that answer are between leaders: naming different ones, or one of them none yet (an
+ * election under way, e.g. a leader that missed its heartbeats on a busy host). It settles within a few election
  * timeouts; refusing at once would turn a moment's election into a failed maintenance step.
  */
 function electing(obs: ClusterObservation): boolean {
-  return obs.members.some((m) => m.reachable) && leaderIds(obs.members).size !== 1;
+  const answering = obs.members.filter((m) => m.reachable);
+  // (a member that answers with no leader while the others name one has not heard the new leader yet: a resume
+  // right after a kill, its in-flight member down, found one so, 2 ms after an election, in a crash sweep)
+  return answering.length > 0 && (leaderIds(obs.members).size !== 1 || answering.some((m) => m.healthDetail === 'no leader'));
 }
 
 type Look = Awaited<ReturnType<typeof observeCluster>>;
