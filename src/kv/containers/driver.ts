@@ -15,7 +15,7 @@
  */
 import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
-import type { DriverProof, MemberDirs, MemberDriver, MemberTarget, RestoreRequest, SettingsReads } from '../drivers/driver.js';
+import type { CloneOf, Cloning, DriverProof, MemberDirs, MemberDriver, MemberTarget, RestoreRequest, SettingsReads } from '../drivers/driver.js';
 import { ELSEWHERE, sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError, failure } from './engine.js';
@@ -24,6 +24,7 @@ import { proveStarts } from './proof.js';
 import { backupData, backupSpace, copySize, dropData, putBackData, stopForGood } from './backup.js';
 import { abandonRestore, checkRestore, prepareRestore, restoreData } from './restore.js';
 import { KEPT, keptName } from './prune.js';
+import type { ContainerCloneRecord } from './clone.js';
 import { engineDirs, hostDirs } from './dirs.js';
 import { hostWalMark } from '../drivers/host-script.js';
 import { walDirOf } from '../wal/v2-data.js';
@@ -41,17 +42,20 @@ export class ContainerDriver implements MemberDriver {
 
   constructor(
     readonly spec: ContainerSpec,
-    exec: Exec,
-    env: NodeJS.ProcessEnv,
+    private readonly exec: Exec,
+    private readonly env: NodeJS.ProcessEnv,
     /** The crash-point seam (kv/drivers/traced.ts): the engine calls inside a start that change a member, said before and after. */
     private readonly trace?: (line: string) => void,
+    /** Inside the rehearsal's clone (clone.ts): its tag names each member's container there, and what each runs at first. */
+    private readonly clone?: ContainerCloneRecord,
   ) {
     this.engine = new Engine(spec.engine ?? 'podman', spec.onHost, exec, env);
   }
 
   /** The member's container: the cluster file's `container:`, else etcd-NAME. */
   containerOf(m: MemberSpec): string {
-    return m.container ?? `etcd-${m.name}`;
+    const own = m.container ?? `etcd-${m.name}`;
+    return this.clone ? `${own}.${this.clone.tag}` : own;
   }
 
   /** The image of a minor, as the cluster file names it. */
@@ -204,8 +208,15 @@ export class ContainerDriver implements MemberDriver {
   }
 
   async start(m: MemberSpec, target: MemberTarget): Promise<void> {
-    this.lastStart.set(m.name, await this.startOn(m, target));
+    // (inside the clone, a member's first start makes its container from the cluster member's: clone.ts)
+    const first = this.clone && !this.versions.has(m.name) ? await this.firstInClone(m) : undefined;
+    this.lastStart.set(m.name, first ?? (await this.startOn(m, target)));
     this.versions.set(m.name, target);
+  }
+
+  private async firstInClone(m: MemberSpec): Promise<string | undefined> {
+    const { firstCloneStart } = await import('./clone.js');
+    return firstCloneStart(this, m, { own: m.container ?? `etcd-${m.name}`, clone: this.containerOf(m) });
   }
 
   /** What the last start of each member did (the engine calls, the containers named), for the step's record. */
@@ -260,7 +271,8 @@ export class ContainerDriver implements MemberDriver {
   }
 
   current(m: MemberSpec): MemberTarget | undefined {
-    return this.versions.get(m.name);
+    const first = this.clone?.members.find((x) => x.name === m.name);
+    return this.versions.get(m.name) ?? (first ? { version: first.version, running: true } : undefined);
   }
 
   /** The image of a minor: what "the binary on the hosts" is for containers (its version asked by binaryVersion). */
@@ -320,6 +332,32 @@ export class ContainerDriver implements MemberDriver {
     }
     return s;
   }
+
+  // The rehearsal's clone (clone.ts): podman's members here, made again under names of their own in the clone.
+  private cloneOf: CloneOf | { why: string } = { why: 'the members were not looked at for a clone (kv/containers/clone.ts)' };
+  /** What the last look for a clone found (lookForClone). */
+  clonable = (): CloneOf | { why: string } => this.cloneOf;
+  /**
+   * The clone: the members looked at (each container running on the host's network, podman's here, as root;
+   * clones of an opsctl that is gone removed first); inside it, the clone's containers from the record; after
+   * it, every container of this opsctl's clone removed.
+   */
+  readonly cloning: Cloning = {
+    look: async (members) => {
+      const { findContainerClone } = await import('./clone.js');
+      this.looked = members;
+      this.cloneOf = await findContainerClone(this, members, process.getuid?.());
+    },
+    inClone: async (dataDir) => {
+      const { readContainerClone } = await import('./clone.js');
+      return new ContainerDriver(this.spec, this.exec, this.env, this.trace, await readContainerClone(dataDir));
+    },
+    drop: async () => {
+      const { dropClone } = await import('./clone.js');
+      return dropClone(this, this.looked);
+    },
+  };
+  private looked: readonly MemberSpec[] = [];
 
   /** The proof (proof.ts): each target's image on one copy of the member's data, no network of its own. */
   proveStarts(m: MemberSpec, targets: MemberTarget[], timeoutS: number, on: 'copy' | 'empty' = 'copy'): Promise<DriverProof[]> {

@@ -65,6 +65,20 @@ export class Engine {
     return undefined;
   }
 
+  /**
+   * Why a container this engine starts may not join the namespaces of the process that runs its CLI (the
+   * rehearsal's clone needs that: its containers on the clone's network and data), or undefined: podman here,
+   * with no service between (no daemon: conmon and the container are the CLI's children).
+   */
+  serviceBetween(): string | undefined {
+    if (this.kind === 'docker') return `${this.program}'s daemon starts containers in its own namespaces`;
+    const elsewhere = this.elsewhere();
+    if (elsewhere) return elsewhere;
+    for (const v of ['CONTAINER_HOST', 'CONTAINER_CONNECTION'])
+      if (this.env[v]) return `${v} names a podman service, which starts containers in its own namespaces`;
+    return undefined;
+  }
+
   /** The words that run a command on the member's host (the prefix), empty on this machine. */
   hostWords(m: MemberSpec): string[] {
     if (!this.prefix) return [];

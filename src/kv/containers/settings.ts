@@ -28,6 +28,8 @@ export interface ContainerSettings {
   /** The image's id (sha256 hex, no prefix). */
   imageId: string;
   running: boolean;
+  /** Its process's PID on the engine's host, while it runs. */
+  pid?: number;
   /** Between two starts of its restart policy (docker's back-off): it runs again soon. */
   restarting: boolean;
   /** Its process's last exit status (0 while it runs, or never ran). */
@@ -129,6 +131,7 @@ export function parseInspect(raw: unknown): ContainerSettings {
     image,
     imageId: (str(c.Image) ?? '').replace(/^sha256:/, ''),
     running: state.Running === true,
+    ...(state.Running === true && num(state.Pid) ? { pid: num(state.Pid) } : {}),
     restarting: state.Restarting === true,
     ...(typeof state.ExitCode === 'number' ? { exitCode: state.ExitCode } : {}),
     ...(typeof c.RestartCount === 'number' ? { restarts: c.RestartCount } : {}),

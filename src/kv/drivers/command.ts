@@ -1,6 +1,6 @@
 import { TEMPLATE_ROWS, type CommandTemplates, type MemberSpec } from '../cluster/cluster-file.js';
 import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
-import { BY_HOST_TEMPLATES, sharedRead } from './driver.js';
+import { BY_HOST_TEMPLATES, sharedRead, type Cloning } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import type { MemberDirs } from '../wal/v2-data.js';
 import type { WalMark } from '../wal/wal-mark.js';
@@ -463,6 +463,11 @@ export class CommandDriver implements MemberDriver {
   /** What kv/rehearsal/clone-find.ts found (setClone): the members' processes here, their data dirs, their record. */
   clonable = (): CloneOf | { why: string } => this.cloneOf;
   setClone = (c: CloneOf | { why: string }): void => void (this.cloneOf = c);
+  /** How its clone is found and run (kv/rehearsal/command-clone.ts), given where it is made; a getter, so through traced() its reads are said. */
+  cloneBy?: (self: CommandDriver) => Cloning;
+  get cloning(): Cloning | undefined {
+    return this.cloneBy?.(this);
+  }
   /** Its dirs on its host, read while it runs (the trial template's host, or here), and its WAL mark there: host-script.ts. */
   private readonly onHost = new HostData(
     (m) => this.runningSettings(m),
@@ -476,12 +481,6 @@ export class CommandDriver implements MemberDriver {
     return cloned || this.t.trial || !onThisHost(m.endpoint) ? cloned : this.onHost.dirs(m);
   };
   hostWalMark = (m: MemberSpec): Promise<WalMark | { why: string }> => this.onHost.walMark(m);
-
-  /** A settings template is given: the start on each version is known (the clone starts its members so). */
-  get settingsKnown(): boolean {
-    return Boolean(this.t.settings);
-  }
-
   /** The member's process as it runs now, read from /proc on its host (its PID, binary, command line, environment). */
   runningSettings(m: MemberSpec) {
     return readRunningSettings((s) => this.hostShell(m, s, this.timeoutMs), m.endpoint, '', this.vars(m).host, 'any', this.programAt);

@@ -57,6 +57,11 @@ export interface CloneOf {
   files?: Record<string, string>;
   /** Addresses of this host the members listen on besides loopback: given to the clone's own loopback. */
   addresses?: string[];
+  /**
+   * The members' processes are a container engine's (its monitor starts and reaps them): the clone's run has no
+   * PID namespace of its own, so the engine outlives it and removes them cleanly; the driver removes them after the run (dropClone).
+   */
+  engineRuns?: boolean;
   /** The clone's run is started in the operator's working directory (the driver's templates may name relative paths). */
   operatorCwd?: boolean;
   /** Each member's data dir and WAL dir on this machine, as its process runs them (the just-in-time check reads them). */
@@ -88,6 +93,8 @@ export interface MemberDriver {
    * clone copies it too and mounts the copy over its path, so no clone member reaches a cluster member's files.
    */
   clonable?(): CloneOf | { why: string };
+  /** Where the driver finds its clone by looking at the members (clonable() answers it after look): how, and its members inside the clone. */
+  readonly cloning?: Cloning;
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */
@@ -175,6 +182,20 @@ export interface MemberDriver {
   restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+}
+
+/**
+ * MemberDriver.cloning: the rehearsal's clone of members that the driver finds by looking at them (the
+ * command driver: each member's process here; the container driver: podman's containers here), and the
+ * driver of the clone's members inside it.
+ */
+export interface Cloning {
+  /** The members looked at: clonable() answers what was found from then on. */
+  look(members: readonly MemberSpec[]): Promise<void>;
+  /** Inside the clone: the driver of its members, from the record the parent left in the clone's copy of opsctl's data directory (`dataDir`). */
+  inClone(dataDir: string): Promise<MemberDriver>;
+  /** After the clone's run: what it left outside its copy (an engine's containers, of the members last looked at) removed; what was removed. */
+  drop?(): Promise<string[]>;
 }
 
 /**

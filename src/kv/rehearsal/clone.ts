@@ -13,7 +13,9 @@
  *
  * Its processes never outlive opsctl: the namespace's first process is killed when `unshare` ends
  * (--kill-child), `unshare` when opsctl ends (setpriv --pdeathsig KILL, kill -9 of opsctl included), and
- * every process of a PID namespace dies with its first. Nothing is left behind: the copy is removed.
+ * every process of a PID namespace dies with its first. Nothing is left behind: the copy is removed. A
+ * container engine's members (podman's, kv/containers/clone.ts) are its monitor's, not the run's: their
+ * driver removes them after the run, and those of an opsctl killed meanwhile at its next look for a clone.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -42,6 +44,8 @@ export interface CloneSource {
   readonly files?: Readonly<Record<string, string>>;
   /** This host's addresses the members listen on besides loopback (CIDR): added to the clone's loopback. */
   readonly addresses?: readonly string[];
+  /** The members' processes are a container engine's (CloneOf.engineRuns): the clone's run gets no PID namespace of its own. */
+  readonly engineRuns?: boolean;
 }
 
 /**
@@ -219,15 +223,13 @@ export async function rehearseOnClone(o: {
     for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
     const copyMs = o.now() - started;
     o.debug?.(`[kv] rehearsal: copied ${[...o.source.paths, ...(o.source.outside ?? [])].join(', ')} into ${tmp} in ${copyMs} ms`);
+    // (a container engine's members are its monitor's children, which must outlive the run: no PID namespace then)
     const unshare = [
       'unshare',
       ...(o.uid === 0 ? [] : ['--user', '--map-root-user']),
       '--mount',
       '--net',
-      '--pid',
-      '--fork',
-      '--kill-child',
-      '--mount-proc',
+      ...(o.source.engineRuns ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc']),
       '--propagation',
       'private',
     ];

@@ -14,11 +14,32 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { BY_HOST_TEMPLATES, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
+import { BY_HOST_TEMPLATES, type Cloning, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
+import { onThisHost } from '../drivers/local-reach.js';
 import type { CommandDriver } from '../drivers/command.js';
-import { CLONE_RECORD, type ClonedMember } from './clone-find.js';
+import { CLONE_RECORD, findCommandClone, type ClonedMember } from './clone-find.js';
 import { LocalFileError } from '../../core/local-file.js';
 import { fileProblem } from '../../core/file-errors.js';
+
+/**
+ * The command driver's clone (MemberDriver.cloning, given where the driver is made): each member's process
+ * looked for here (clone-find.ts), and inside the clone its members started by opsctl itself from the record.
+ * `settings`: the driver has a settings template (its start on each version is known).
+ */
+export function commandCloning(driver: CommandDriver, given: { settings: boolean }): Cloning {
+  return {
+    look: async (members) => {
+      const reach = {
+        settings: given.settings,
+        here: (m: MemberSpec) => onThisHost(m.endpoint),
+        running: (m: MemberSpec) => driver.runningSettings(m),
+        shell: (m: MemberSpec, script: string) => driver.hostShell(m, script, 60_000),
+      };
+      driver.setClone(await findCommandClone(members, reach));
+    },
+    inClone: async (dataDir) => new CloneMembers(driver, await readCloneRecord(dataDir), `${dataDir}/rehearsal`),
+  };
+}
 
 /** The record the parent left in the clone (CLONE_RECORD under opsctl's data directory, which is the clone's copy). */
 export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> {

@@ -8,7 +8,6 @@ import { isSea } from '../../../core/sea.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
 import type { MemberDriver } from '../../../kv/drivers/driver.js';
-import type { CommandDriver } from '../../../kv/drivers/command.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
 import { UsageError } from '../../../core/errors.js';
@@ -52,7 +51,7 @@ export function rehearsalPort(
       '--to',
       opts.to,
       ...dirs.flatMap(([v, d]) => ['--target-bin', `${v}=${d}`]),
-      ...(driver?.type === 'command' ? selector : []),
+      ...selector,
       '--rehearsal-clone',
       '--yes',
       '--no-input',
@@ -74,7 +73,7 @@ export function rehearsalPort(
       ...flag('trial-timeout', opts.trialTimeout),
       ...flag('snapshot-via', opts.snapshotVia),
     ];
-    return rehearseOnClone({
+    const verdict = rehearseOnClone({
       source: {
         dataDir: ctx.paths.data,
         paths: c.paths,
@@ -83,6 +82,7 @@ export function rehearsalPort(
         ...(c.outside ? { outside: c.outside } : {}),
         ...(c.files ? { files: c.files } : {}),
         ...(c.addresses ? { addresses: c.addresses } : {}),
+        ...(c.engineRuns ? { engineRuns: true } : {}),
       },
       ...(c.operatorCwd ? { cwd: ctx.cwd } : {}),
       command,
@@ -94,32 +94,26 @@ export function rehearsalPort(
       uid: process.getuid?.(),
       ...(ctx.debugSink ? { debug: ctx.debugSink } : {}),
     });
+    // (what the clone left outside its copy, an engine's containers, removed whatever the verdict)
+    const cloning = driver?.cloning;
+    if (!cloning?.drop) return verdict;
+    return verdict.finally(async () => {
+      const gone = await cloning.drop?.().catch((err: Error) => void ctx.io.warn(`${err.message}: remove it by hand, then run the same command`));
+      if (gone) ctx.debugSink?.(`[kv] rehearsal: removed ${gone.join(', ') || 'nothing'}`);
+    });
   };
 }
 
-/** A command driver's members looked at for a clone (each here, its settings per version known): what its clonable() says then. */
+/** Members whose driver finds their clone by looking at them (MemberDriver.cloning): what its clonable() says then. */
 export async function lookForClone(driver: MemberDriver | undefined, members: readonly MemberSpec[]): Promise<void> {
-  if (driver?.type !== 'command') return;
-  const command = driver as CommandDriver;
-  const [{ findCommandClone }, { onThisHost }] = await Promise.all([
-    import('../../../kv/rehearsal/clone-find.js'),
-    import('../../../kv/drivers/local-reach.js'),
-  ]);
-  command.setClone(
-    await findCommandClone(members, {
-      settings: command.settingsKnown,
-      here: (m) => onThisHost(m.endpoint),
-      running: (m) => command.runningSettings(m),
-      shell: (m, script) => command.hostShell(m, script, 60_000),
-    }),
-  );
+  await driver?.cloning?.look(members);
 }
 
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
 export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: MemberDriver | undefined, session: KvSession) {
-  // a command driver's members are started by opsctl itself in the clone, as the parent's record and the settings template say
-  const driver = given?.type === 'command' ? await commandClone(ctx, given) : given;
-  const c = driver?.type === 'command' ? { paths: [] } : driver?.clonable?.();
+  // members that their driver found by looking at them are the clone's own (the record the parent left): their driver in the clone
+  const driver = given?.cloning ? await given.cloning.inClone(ctx.paths.data) : given;
+  const c = given?.cloning ? { paths: [] } : driver?.clonable?.();
   if (!driver || !c || 'why' in c)
     throw new UsageError('--rehearsal-clone: this is the run opsctl starts inside a clone (kv upgrade --rehearse), on a cluster whose members it can clone', {
       field: '--rehearsal-clone',
@@ -130,10 +124,4 @@ export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: Member
   const load = startLoad(cluster.members, session, { writeEveryMs: 100, probeEveryMs: 200 });
   let seen: Promise<Awaited<ReturnType<typeof load.stop>> & { upMs: number }> | undefined;
   return { driver, stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
-}
-
-async function commandClone(ctx: Context, driver: MemberDriver): Promise<MemberDriver> {
-  const { CloneMembers, readCloneRecord } = await import('../../../kv/rehearsal/command-clone.js');
-  const record = await readCloneRecord(ctx.paths.data);
-  return new CloneMembers(driver as CommandDriver, record, `${ctx.paths.data}/rehearsal`);
 }

@@ -101,7 +101,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
       const { ContainerDriver } = await import('../../../kv/containers/driver.js');
       return { cluster, driver: new ContainerDriver(parsed.driver, exec, ctx.env, ctx.debugSink), selector: ['--cluster', f.cluster!], session };
     }
-    const driver = parsed.driver?.type === 'command' ? new CommandDriver(parsed.driver, exec, ctx.env, undefined, sandboxProgramAt) : undefined;
+    const driver = parsed.driver?.type === 'command' ? commandDriver(parsed.driver, exec, ctx.env) : undefined;
     driver?.checkMembers(parsed.members, `--cluster ${path}`);
     return { cluster, driver, selector: ['--cluster', f.cluster!], session };
   }
@@ -115,7 +115,7 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     let driver: MemberDriver | undefined;
     const t = templatesFromFlags(f);
     if (t) {
-      const command = new CommandDriver(t, exec, ctx.env, undefined, sandboxProgramAt);
+      const command = commandDriver(t, exec, ctx.env);
       // Names come from the cluster's own member list: data, checked before any template uses them.
       command.checkMembers(members, `${found.from} ${found.text}`);
       driver = command;
@@ -135,6 +135,18 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     selector: [],
     session,
   };
+}
+
+/** A command driver whose clone the rehearsal finds by looking at its members (kv/rehearsal/command-clone.ts, loaded when asked). */
+function commandDriver(t: CommandTemplates, exec: typeof import('execa').execa, env: NodeJS.ProcessEnv): CommandDriver {
+  const d = new CommandDriver(t, exec, env, undefined, sandboxProgramAt);
+  const cloning = (self: CommandDriver) =>
+    import('../../../kv/rehearsal/command-clone.js').then((c) => c.commandCloning(self, { settings: Boolean(t.settings) }));
+  d.cloneBy = (self) => ({
+    look: async (members) => (await cloning(self)).look(members),
+    inClone: async (dataDir) => (await cloning(self)).inClone(dataDir),
+  });
+  return d;
 }
 
 /** Names from the member list when a member answers (else host:port stays). */
