@@ -88,9 +88,10 @@ export default defineConfig({
             ...(process.env.OPSCTL_PATHS === 'all'
               ? []
               : ['test/e2e/kv-ladder-etcd.test.ts', 'test/e2e/kv-load-upgrade.test.ts', 'test/e2e/kv-paths-ssh-etcd.test.ts']),
-            // the container driver on real podman and on the docker CLI through podman's Docker API (`npm run test:containers`:
-            // every test/e2e/kv-containers-*.test.ts): 10+ minutes, past CI's budget for now
-            ...(process.env.OPSCTL_CONTAINERS === '1' ? [] : ['test/e2e/kv-containers-*.test.ts']),
+            // the container driver on real podman: kv-containers-podman always (the issue's acceptance: the ladder with a
+            // writer, kills, the refusal, prune, downgrade, rollback); the rest of the suite, docker through podman's
+            // Docker API among it, by `npm run test:containers` (every test/e2e/kv-containers-*.test.ts): past CI's budget
+            ...(process.env.OPSCTL_CONTAINERS === '1' ? [] : ['test/e2e/kv-containers-!(podman).test.ts']),
           ],
           testTimeout: budget(240_000),
           hookTimeout: budget(240_000),

@@ -16,8 +16,9 @@
 #   scripts/test-prereqs.sh archives   etcd 3.2.32/3.3.27: nothing can build or download them here, so they come as
 #                                      archives in shared/etcd beside the checkout (or OPSCTL_ETCD_ARCHIVES); says whether
 #                                      they are there (the vitest global setup extracts them)
-#   scripts/test-prereqs.sh containers podman and runc, and /etc/containers/containers.conf as this host needs it (runc,
-#                                      cgroupfs, the rlimits it allows): the container driver's e2e (`npm run test:containers`)
+#   scripts/test-prereqs.sh containers the packages (podman and runc among them, and /etc/containers/containers.conf as this
+#                                      host needs it: runc, cgroupfs, the rlimits it allows), then the docker CLI: the whole
+#                                      container suite (`npm run test:containers`; npm test runs kv-containers-podman)
 #   scripts/test-prereqs.sh list       the Debian packages, one a line
 #
 # Not installed here, the machine's own: Node.js (npm ci, the tests), Go (the builds: etcd 3.7.3 asks Go 1.26; Debian's
@@ -43,11 +44,8 @@ PACKAGES=(
   systemd                                    # systemd-analyze verify of the snapshot timer units in docs/examples
   xdg-utils                                  # xdg-open: --web's opener
   python3-venv                               # moto's server in a virtual environment of its own (s3-build.sh)
+  podman runc                                # the kv container driver's e2e: members as containers of local etcd images
 )
-
-# The kv container driver's e2e (`npm run test:containers`, not in CI's time budget yet): members as containers of
-# local etcd images.
-CONTAINER_PACKAGES=(podman runc)
 
 # podman here: runc (crun refuses the host's hybrid cgroups), cgroupfs, and the rlimits the host allows (raising them is
 # not permitted). Written once; an existing file is left as it is.
@@ -82,11 +80,9 @@ install_missing() {
   fi
 }
 
+# The whole container suite (`npm run test:containers`): podman (with the packages) and the docker CLI.
 step_containers() {
-  echo "::: podman for the container driver's e2e: ${CONTAINER_PACKAGES[*]}"
-  install_missing "${CONTAINER_PACKAGES[@]}"
-  podman_conf
-  podman --version
+  step_packages
   # the docker e2e drives a docker CLI through podman's Docker API: any `docker` on PATH does (28.2 here); else
   # Debian's docker.io, the one package with the CLI in bookworm (no docker-cli), for its client only (its daemon is not used)
   if ! command -v docker >/dev/null; then install_missing docker.io; fi
@@ -98,6 +94,8 @@ step_packages() {
   install_missing "${PACKAGES[@]}"
   chromium --version 2>/dev/null || true
   etcd --version | sed -n 1p # sed reads to the end: head could leave etcd a SIGPIPE, which pipefail would make fatal
+  podman_conf
+  podman --version
 }
 
 # Where the vitest global setup looks for the 3.2/3.3 archives (test/helpers/etcd-releases.ts, archivesDir):
@@ -137,7 +135,6 @@ step_archives() {
 }
 
 step_all() {
-  step_packages
   step_containers
   local logs etcd_pid s3_pid status=0 version dir
   logs=$(mktemp -d)

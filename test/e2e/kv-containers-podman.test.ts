@@ -130,6 +130,9 @@ describe.runIf(Boolean(dirs) && !problem)(`the container driver on real podman (
       // killed right after the first replacement's create (the old container kept, the new one not started)
       const k1 = await crashRun(args, { ...env, OPSCTL_CRASH_AT: '* after container-create * (changes)' });
       expect(k1.signal, k1.stderr).toBe('SIGKILL');
+      // the whole ladder ran first on a clone of the containers (kv/containers/clone.ts), none of it left
+      expect(k1.stderr).toMatch(/rehearsal: passed on a clone of the cluster in [\d.]+ s[^\n]*3\.5 → 3\.6, 3\.6 → 3\.7/);
+      expect((await c.names()).filter((n) => n.includes('.opsctl-clone-'))).toEqual([]);
       const kept = (await c.names()).filter((n) => n.includes('.opsctl-kept-'));
       expect(kept).toHaveLength(1);
       // the identical command, killed right after the next stop

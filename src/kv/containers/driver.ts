@@ -346,7 +346,11 @@ export class ContainerDriver implements MemberDriver {
     look: async (members) => {
       const { findContainerClone } = await import('./clone.js');
       this.looked = members;
-      this.cloneOf = await findContainerClone(this, members, process.getuid?.());
+      // (an engine that fails to answer: no clone, said on the plan; the run's own checks meet it again)
+      this.cloneOf = await findContainerClone(this, members, process.getuid?.()).catch((err: Error) => {
+        if (!(err instanceof EngineError)) throw err;
+        return { why: `the members' containers could not be looked at: ${err.message}` };
+      });
     },
     inClone: async (dataDir) => {
       const { readContainerClone } = await import('./clone.js');
