@@ -88,6 +88,17 @@ export interface MemberDriver {
    * clone copies it too and mounts the copy over its path, so no clone member reaches a cluster member's files.
    */
   clonable?(): CloneOf | { why: string };
+  /**
+   * A clone that clonable() answers only once its members were looked for on their hosts, and whose members
+   * opsctl starts itself from the record the parent leaves (kv/rehearsal/clone-find.ts, command-clone.ts): the
+   * command driver's, whose own templates act on the hosts' state and so never run in a clone. Absent: clonable()
+   * says it all, and the clone's run starts its members through the driver.
+   */
+  readonly recordClone?: RecordClone;
+  /** The members checked before any template uses their names and hosts (`where`: the file or flags they came from); throws naming the problem. */
+  checkMembers?(members: readonly MemberSpec[], where: string): void;
+  /** What the driver's hops kept of each member besides its backups (the container driver: the old containers), pruned with their runs. */
+  readonly keptByHops?: KeptByHops;
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */
@@ -175,6 +186,48 @@ export interface MemberDriver {
   restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+}
+
+/** What a search for a clone reads of the members through their driver (kv/rehearsal/clone-find.ts). */
+export interface CloneReach {
+  /** A settings template is given (the start per version is known). */
+  settings: boolean;
+  here(m: MemberSpec): boolean;
+  running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number }) | { why: string }>;
+  shell(m: MemberSpec, script: string): Promise<HostShellResult>;
+}
+
+/** MemberDriver.recordClone: how the members are looked for, what was found, and the reads the clone's members make through the driver. */
+export interface RecordClone {
+  readonly reach: CloneReach;
+  /** What the search found: clonable() answers it from then on. */
+  found(c: CloneOf | { why: string }): void;
+  /** The driver's reads, made for the clone's members (their settings per version, binaries, config, v2 size). */
+  readonly reads: CloneReads;
+}
+
+/** What the clone's members ask of their driver (kv/rehearsal/command-clone.ts): every read is the driver's own. */
+export interface CloneReads {
+  hostShell(m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult>;
+  startSettings(m: MemberSpec, target: MemberTarget, reads?: SettingsReads): Promise<StartSettings | { why: string }>;
+  readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
+  /** What a start on a version runs, as the driver's settings template prints it. */
+  versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }>;
+  binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }>;
+  hostBinary(version: string): string | undefined;
+  readConfig(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
+  v2DataBytes(m: MemberSpec): Promise<number | undefined>;
+  hostV2Size(m: MemberSpec): Promise<V2SizeRead>;
+  measuresV2(m: MemberSpec): boolean;
+  runsHere(m: MemberSpec): boolean;
+}
+
+/** MemberDriver.keptByHops: what a hop kept of each member (a container of the old image), listed and removed. */
+export interface KeptByHops {
+  /** Every member's kept things, as their host has them. */
+  list(members: readonly MemberSpec[]): Promise<Array<{ member: string; name: string; image: string; running: boolean }>>;
+  /** One removed (never forced); the detail. */
+  remove(m: MemberSpec, name: string): Promise<string>;
 }
 
 /**
