@@ -1,6 +1,6 @@
 import { TEMPLATE_ROWS, type CommandTemplates, type MemberSpec } from '../cluster/cluster-file.js';
 import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
-import { BY_HOST_TEMPLATES, sharedRead } from './driver.js';
+import { BY_HOST_TEMPLATES, sharedRead, type RecordClone } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import type { MemberDirs } from '../wal/v2-data.js';
 import type { WalMark } from '../wal/wal-mark.js';
@@ -463,6 +463,11 @@ export class CommandDriver implements MemberDriver {
   /** What kv/rehearsal/clone-find.ts found (setClone): the members' processes here, their data dirs, their record. */
   clonable = (): CloneOf | { why: string } => this.cloneOf;
   setClone = (c: CloneOf | { why: string }): void => void (this.cloneOf = c);
+  /** Its clone: each member looked for here, then started by opsctl from the record (a getter: through traced(), each read is said). */
+  get recordClone(): RecordClone {
+    const [running, shell] = [(m: MemberSpec) => this.runningSettings(m), (m: MemberSpec, script: string) => this.hostShell(m, script, 60_000)];
+    return { reach: { settings: Boolean(this.t.settings), here: (m) => onThisHost(m.endpoint), running, shell }, found: this.setClone, reads: this };
+  }
   /** Its dirs on its host, read while it runs (the trial template's host, or here), and its WAL mark there: host-script.ts. */
   private readonly onHost = new HostData(
     (m) => this.runningSettings(m),
@@ -476,11 +481,6 @@ export class CommandDriver implements MemberDriver {
     return cloned || this.t.trial || !onThisHost(m.endpoint) ? cloned : this.onHost.dirs(m);
   };
   hostWalMark = (m: MemberSpec): Promise<WalMark | { why: string }> => this.onHost.walMark(m);
-
-  /** A settings template is given: the start on each version is known (the clone starts its members so). */
-  get settingsKnown(): boolean {
-    return Boolean(this.t.settings);
-  }
 
   /** The member's process as it runs now, read from /proc on its host (its PID, binary, command line, environment). */
   runningSettings(m: MemberSpec) {

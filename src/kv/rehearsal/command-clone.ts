@@ -14,8 +14,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { BY_HOST_TEMPLATES, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
-import type { CommandDriver } from '../drivers/command.js';
+import { BY_HOST_TEMPLATES, type CloneReads, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
 import { CLONE_RECORD, type ClonedMember } from './clone-find.js';
 import { LocalFileError } from '../../core/local-file.js';
 import { fileProblem } from '../../core/file-errors.js';
@@ -68,7 +67,7 @@ export class CloneMembers implements MemberDriver {
   readonly dataLayout?: MemberDriver['dataLayout'];
 
   constructor(
-    private readonly inner: CommandDriver,
+    private readonly inner: CloneReads,
     private readonly record: readonly ClonedMember[],
     private readonly logDir: string,
   ) {

@@ -7,8 +7,7 @@ import type { Context } from '../../../context.js';
 import { isSea } from '../../../core/sea.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
-import type { MemberDriver } from '../../../kv/drivers/driver.js';
-import type { CommandDriver } from '../../../kv/drivers/command.js';
+import type { MemberDriver, RecordClone } from '../../../kv/drivers/driver.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
 import { UsageError } from '../../../core/errors.js';
@@ -37,7 +36,7 @@ export function rehearsalPort(
   ignoreChecks: string[],
   driver: MemberDriver | undefined,
   exec: typeof import('execa').execa,
-  /** The flags that find the cluster (--cluster FILE, --endpoints and templates): the clone's run finds the same one. */
+  /** The flags that find the cluster (--cluster FILE, --endpoints and templates; none for the sandbox): the clone's run finds the same one. */
   selector: readonly string[] = [],
 ) {
   const c = driver?.clonable?.();
@@ -52,7 +51,7 @@ export function rehearsalPort(
       '--to',
       opts.to,
       ...dirs.flatMap(([v, d]) => ['--target-bin', `${v}=${d}`]),
-      ...(driver?.type === 'command' ? selector : []),
+      ...selector,
       '--rehearsal-clone',
       '--yes',
       '--no-input',
@@ -97,29 +96,20 @@ export function rehearsalPort(
   };
 }
 
-/** A command driver's members looked at for a clone (each here, its settings per version known): what its clonable() says then. */
+/** Members whose clone is found on their hosts looked at (MemberDriver.recordClone): what their driver's clonable() says then. */
 export async function lookForClone(driver: MemberDriver | undefined, members: readonly MemberSpec[]): Promise<void> {
-  if (driver?.type !== 'command') return;
-  const command = driver as CommandDriver;
-  const [{ findCommandClone }, { onThisHost }] = await Promise.all([
-    import('../../../kv/rehearsal/clone-find.js'),
-    import('../../../kv/drivers/local-reach.js'),
-  ]);
-  command.setClone(
-    await findCommandClone(members, {
-      settings: command.settingsKnown,
-      here: (m) => onThisHost(m.endpoint),
-      running: (m) => command.runningSettings(m),
-      shell: (m, script) => command.hostShell(m, script, 60_000),
-    }),
-  );
+  const way = driver?.recordClone;
+  if (!way) return;
+  const { findCommandClone } = await import('../../../kv/rehearsal/clone-find.js');
+  way.found(await findCommandClone(members, way.reach));
 }
 
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
 export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: MemberDriver | undefined, session: KvSession) {
-  // a command driver's members are started by opsctl itself in the clone, as the parent's record and the settings template say
-  const driver = given?.type === 'command' ? await commandClone(ctx, given) : given;
-  const c = driver?.type === 'command' ? { paths: [] } : driver?.clonable?.();
+  // members whose clone was found on their hosts are started by opsctl itself in the clone, as the parent's record and the driver's settings say
+  const way = given?.recordClone;
+  const driver = way ? await recordClone(ctx, way) : given;
+  const c = way ? { paths: [] } : driver?.clonable?.();
   if (!driver || !c || 'why' in c)
     throw new UsageError('--rehearsal-clone: this is the run opsctl starts inside a clone (kv upgrade --rehearse), on a cluster whose members it can clone', {
       field: '--rehearsal-clone',
@@ -132,8 +122,8 @@ export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: Member
   return { driver, stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
 }
 
-async function commandClone(ctx: Context, driver: MemberDriver): Promise<MemberDriver> {
+async function recordClone(ctx: Context, way: RecordClone): Promise<MemberDriver> {
   const { CloneMembers, readCloneRecord } = await import('../../../kv/rehearsal/command-clone.js');
   const record = await readCloneRecord(ctx.paths.data);
-  return new CloneMembers(driver as CommandDriver, record, `${ctx.paths.data}/rehearsal`);
+  return new CloneMembers(way.reads, record, `${ctx.paths.data}/rehearsal`);
 }
