@@ -7,8 +7,10 @@ import { placeOf, STARTS_HERE, BY_HOST_TEMPLATES, ELSEWHERE } from '../../src/kv
 import { tsFiles } from '../helpers/ts-files.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Every .ts file under src/kv, as a path from the repository root and its text. */
-const kvFiles = () => tsFiles(join(ROOT, 'src/kv')).map((abs) => ({ file: relative(ROOT, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') }));
+/** Every .ts file under src/DIR, as a path from the repository root and its text. */
+const srcFiles = (dir: string) =>
+  tsFiles(join(ROOT, 'src', dir)).map((abs) => ({ file: relative(ROOT, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') }));
+const kvFiles = () => srcFiles('kv');
 
 /** The kinds a member driver (or a cluster file's driver entry) is of: a comparison with one asks which driver it is. */
 const DRIVER_KINDS = new Set(['local', 'command', 'container', 'systemd']);
@@ -45,11 +47,12 @@ export function driverKindBranches(text: string, file: string): string[] {
 }
 
 /**
- * No flow asks which driver it is (issue 59): what it needs to know (whether opsctl starts the members
- * itself, whether the operator's templates run them on their hosts, what their program keeps) it asks the
- * driver (placeOf, capabilitiesOf), answered by each driver.
+ * No flow asks which driver it is (issue 59), nor does a verb: what it needs to know (whether opsctl starts
+ * the members itself, whether the operator's templates run them on their hosts, what their program keeps, how
+ * a clone of them is found) it asks the driver (placeOf, capabilitiesOf, recordClone, keptByHops), answered by
+ * each driver; the one place that builds a driver from its kind is kv/drivers/entry.ts.
  */
-describe('no kv flow asks which driver it is', () => {
+describe('no kv flow or verb asks which driver it is', () => {
   it('finds each comparison with a driver kind (the check itself works)', () => {
     const text = [
       "if (o.driver?.type !== 'local') f();",
@@ -75,6 +78,12 @@ describe('no kv flow asks which driver it is', () => {
     // the drivers' own room does tell its kinds apart (the rule is not met by reading nothing)
     const own = kv.filter((f) => DRIVERS_ROOM.test(f.file));
     expect(own.flatMap((f) => driverKindBranches(f.text, f.file)).length).toBeGreaterThan(0);
+  });
+
+  it('0 branches on a driver kind in src/commands either (the verbs ask the driver, or kv/drivers/entry.ts builds it)', () => {
+    const commands = srcFiles('commands');
+    expect(commands.filter((f) => f.file.startsWith('src/commands/kv/')).length).toBeGreaterThan(40);
+    expect(commands.filter((f) => /\.type\b|switch/.test(f.text)).flatMap((f) => driverKindBranches(f.text, f.file))).toEqual([]);
   });
 
   it('each driver kind answers where its members run; a driver that says so itself is taken at its word', () => {

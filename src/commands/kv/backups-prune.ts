@@ -129,11 +129,10 @@ async function hostDrop(ctx: Context, file: string | undefined, items: BackupIte
         hint: 'pass --cluster FILE (the cluster file the upgrade ran with; its driver.dropBackup removes each copy, e.g. `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`), or keep those runs (--keep); nothing was removed',
       },
     );
-  const [{ findCluster }, { CommandDriver }, { clusterKey }, { sandboxProgramAt }] = await Promise.all([
+  const [{ findCluster }, { fileDriver }, { clusterKey }] = await Promise.all([
     import('./lib/target.js'),
-    import('../../kv/drivers/command.js'),
+    import('./lib/file-driver.js'),
     import('../../kv/journal/journal.js'),
-    import('../../kv/sandbox/members.js'),
   ]);
   const found = await findCluster(ctx, { cluster: file });
   if (found.source !== 'file') throw new UsageError('--cluster: not a cluster file', { field: '--cluster' });
@@ -152,21 +151,15 @@ async function hostDrop(ctx: Context, file: string | undefined, items: BackupIte
       hint: 'give the cluster file the upgrade ran with; nothing was removed',
     });
   const memberOf = (i: BackupItem) => parsed.members.find((m) => m.name === i.member)!;
-  if (parsed.driver?.type === 'container') {
-    // (the container driver's copies: a volume of their own, or a directory beside a bind's data: kv/containers/backup.ts)
-    const { ContainerDriver } = await import('../../kv/containers/driver.js');
-    const containers = new ContainerDriver(parsed.driver, await ctx.exec(), ctx.env);
-    return (i) => containers.dropBackup(memberOf(i), '', i.copyRun ?? '');
-  }
-  if (parsed.driver?.type !== 'command' || !parsed.driver.dropBackup)
+  // (a container driver's copies: a volume of their own, or a directory beside a bind's data: kv/containers/backup.ts)
+  const driver = await fileDriver(ctx, parsed.driver);
+  if (!driver?.dropBackup)
     throw new UsageError(`not pruning: the driver of ${path} has no drop-backup template, so ${copies} cannot be removed there`, {
       field: '--cluster',
       hint: 'add driver.dropBackup to the cluster file: the command that removes the copy its backup template made for {run} (for `backup: ssh {host} sudo cp -a /var/lib/etcd /var/lib/etcd.bak-{run}`, `dropBackup: ssh {host} sudo rm -rf /var/lib/etcd.bak-{run}`; the systemd preset with dataDir has both); nothing was removed',
     });
-  const driver = new CommandDriver(parsed.driver, await ctx.exec(), ctx.env, undefined, sandboxProgramAt);
-  driver.checkMembers(parsed.members, `--cluster ${path}`);
-  const drop = driver.dropBackup!;
-  return (i) => drop(memberOf(i), '', i.copyRun ?? '');
+  driver.checkMembers?.(parsed.members, `--cluster ${path}`);
+  return (i) => driver.dropBackup!(memberOf(i), '', i.copyRun ?? '');
 }
 
 /** Off-host: the N newest backups under the prefix kept, the rest removed (each manifest first: never a listed backup without its snapshot). */

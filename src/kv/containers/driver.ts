@@ -15,7 +15,7 @@
  */
 import type { ContainerSpec, MemberSpec } from '../cluster/cluster-file.js';
 import { compareMinor, minor } from '../cluster/parse.js';
-import type { CloneOf, Cloning, DriverProof, MemberDirs, MemberDriver, MemberTarget, RestoreRequest, SettingsReads } from '../drivers/driver.js';
+import type { CloneOf, Cloning, DriverProof, KeptByHops, MemberDirs, MemberDriver, MemberTarget, RestoreRequest, SettingsReads } from '../drivers/driver.js';
 import { ELSEWHERE, sharedRead } from '../drivers/driver.js';
 import { configFileOf, type StartSettings } from '../drivers/start-settings.js';
 import { Engine, EngineError, failure } from './engine.js';
@@ -23,7 +23,7 @@ import { createArgs, mountOf, ownEnv, policyRestarts, type ContainerSettings } f
 import { proveStarts } from './proof.js';
 import { backupData, backupSpace, copySize, dropData, putBackData, stopForGood } from './backup.js';
 import { abandonRestore, checkRestore, prepareRestore, restoreData } from './restore.js';
-import { KEPT, keptName } from './prune.js';
+import { KEPT, keptName, keptOf, removeKept } from './prune.js';
 import type { ContainerCloneRecord } from './clone.js';
 import { engineDirs, hostDirs } from './dirs.js';
 import { hostWalMark } from '../drivers/host-script.js';
@@ -167,6 +167,8 @@ export class ContainerDriver implements MemberDriver {
   readonly dropBackup = (m: MemberSpec, _dest: string, run: string): Promise<string> => dropData(this, m, run);
   readonly copySize = (m: MemberSpec, run: string) => copySize(this, m, run, this.hostOf(m));
   readonly backupSpace = (m: MemberSpec) => backupSpace(this, m, this.hostOf(m));
+  /** The containers a hop kept (prune.ts), for `kv backups prune` to remove with their runs. */
+  readonly keptByHops: KeptByHops = { list: (members) => keptOf(this, members), remove: (m, name) => removeKept(this, m, name) };
 
   // kv restore (restore.ts): each member's data built from the snapshot by the target image's tool beside its data, then put in place.
   readonly checkRestore = (m: MemberSpec, r: RestoreRequest): Promise<string> => checkRestore(this, m, r);

@@ -95,6 +95,10 @@ export interface MemberDriver {
   clonable?(): CloneOf | { why: string };
   /** Where the driver finds its clone by looking at the members (clonable() answers it after look): how, and its members inside the clone. */
   readonly cloning?: Cloning;
+  /** The members checked before any template uses their names and hosts (`where`: the file or flags they came from); throws naming the problem. */
+  checkMembers?(members: readonly MemberSpec[], where: string): void;
+  /** What the driver's hops kept of each member besides its backups (the container driver: the old containers), pruned with their runs. */
+  readonly keptByHops?: KeptByHops;
   /** Ask the member to stop (gracefully). */
   stop(m: MemberSpec): Promise<void>;
   /** Whether the member's process still exists (not only whether its port answers). */
@@ -182,6 +186,39 @@ export interface MemberDriver {
   restoreData?(m: MemberSpec, r: RestoreRequest): Promise<string>;
   /** Drops what prepareRestore built (the restore did not go ahead). */
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
+}
+
+/** What a search for a clone reads of the members through their driver (kv/rehearsal/clone-find.ts). */
+export interface CloneReach {
+  /** A settings template is given (the start per version is known). */
+  settings: boolean;
+  here(m: MemberSpec): boolean;
+  running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number }) | { why: string }>;
+  shell(m: MemberSpec, script: string): Promise<HostShellResult>;
+}
+
+/** What the clone's members ask of their driver (kv/rehearsal/command-clone.ts): every read is the driver's own. */
+export interface CloneReads {
+  hostShell(m: MemberSpec, script: string, timeoutMs: number): Promise<HostShellResult>;
+  startSettings(m: MemberSpec, target: MemberTarget, reads?: SettingsReads): Promise<StartSettings | { why: string }>;
+  readonly dataLayout?: (m: MemberSpec) => Promise<DataLayout>;
+  /** What a start on a version runs, as the driver's settings template prints it. */
+  versionSettings(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }>;
+  binaryVersion(m: MemberSpec, target: MemberTarget): Promise<{ version: string } | { why: string }>;
+  hostBinary(version: string): string | undefined;
+  readConfig(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
+  v2DataBytes(m: MemberSpec): Promise<number | undefined>;
+  hostV2Size(m: MemberSpec): Promise<V2SizeRead>;
+  measuresV2(m: MemberSpec): boolean;
+  runsHere(m: MemberSpec): boolean;
+}
+
+/** MemberDriver.keptByHops: what a hop kept of each member (a container of the old image), listed and removed. */
+export interface KeptByHops {
+  /** Every member's kept things, as their host has them. */
+  list(members: readonly MemberSpec[]): Promise<Array<{ member: string; name: string; image: string; running: boolean }>>;
+  /** One removed (never forced); the detail. */
+  remove(m: MemberSpec, name: string): Promise<string>;
 }
 
 /**

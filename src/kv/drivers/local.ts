@@ -30,8 +30,7 @@ import {
   type FoundProcess,
   type MemberIdentity,
 } from './member-procs.js';
-import { readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from './member-record.js';
-import { newestSnapBytes } from './member-files.js';
+import { newestSnapBytes, readRecord, recordPath, writeDurably, writeRecord, type MemberRecord } from './member-files.js';
 
 type Exec = typeof import('execa').execa;
 

@@ -7,8 +7,8 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
-import { capabilitiesOf, type CloneOf, type HostShellResult } from '../drivers/driver.js';
-import { dataDirOf, type StartSettings } from '../drivers/start-settings.js';
+import { capabilitiesOf, type CloneOf, type CloneReach } from '../drivers/driver.js';
+import { dataDirOf } from '../drivers/start-settings.js';
 import { endpointHost } from '../drivers/local-reach.js';
 import { shellWord } from '../drivers/host-script.js';
 
@@ -30,14 +30,7 @@ export interface ClonedMember {
   walDir?: string;
 }
 
-/** What findCommandClone reads through the command driver. */
-export interface CloneReach {
-  /** A settings template is given (the start per version is known). */
-  settings: boolean;
-  here(m: MemberSpec): boolean;
-  running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number }) | { why: string }>;
-  shell(m: MemberSpec, script: string): Promise<HostShellResult>;
-}
+export type { CloneReach } from '../drivers/driver.js';
 
 /**
  * Whether the members can be cloned here, and of what: each member's process on this machine (paused with

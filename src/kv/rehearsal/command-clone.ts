@@ -14,7 +14,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { BY_HOST_TEMPLATES, type Cloning, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
+import { BY_HOST_TEMPLATES, type CloneReads, type Cloning, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
 import { onThisHost } from '../drivers/local-reach.js';
 import type { CommandDriver } from '../drivers/command.js';
 import { CLONE_RECORD, findCommandClone, type ClonedMember } from './clone-find.js';
@@ -89,7 +89,7 @@ export class CloneMembers implements MemberDriver {
   readonly dataLayout?: MemberDriver['dataLayout'];
 
   constructor(
-    private readonly inner: CommandDriver,
+    private readonly inner: CloneReads,
     private readonly record: readonly ClonedMember[],
     private readonly logDir: string,
   ) {

@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import type { MemberDriver } from '../drivers/driver.js';
-import { writeDurably } from '../drivers/member-record.js';
+import { writeDurably } from '../drivers/member-files.js';
 
 export interface KeptVerdict {
   /** When the rehearsal passed (ISO time). */

@@ -2,9 +2,8 @@ import { syntaxErrorText } from '../../../core/syntax-error.js';
 import { z } from 'zod';
 import { UsageError } from '../../../core/errors.js';
 import { DRIVER_TEMPLATES, hostProblem, TEMPLATE_ROWS, type ClusterSpec, type MemberSpec } from '../../../kv/cluster/cluster-file.js';
-import { expandSystemd } from '../../../kv/drivers/systemd.js';
+import { driverOfEntry } from '../../../kv/drivers/entry.js';
 import type { FileConnection } from './connection.js';
-import { templateProblem } from '../../../kv/templates/argv.js';
 import { normalizeEndpoint } from './endpoint.js';
 import { parseYaml } from '../../../core/yaml.js';
 
@@ -118,54 +117,10 @@ export async function parseClusterFile(text: string, path: string): Promise<{ me
       });
     }
   }
-  remoteTilde(r.data.driver, path);
-  let driver: ClusterSpec['driver'];
-  if (r.data.driver?.type === 'systemd') {
-    try {
-      driver = { type: 'command', ...expandSystemd(r.data.driver) };
-    } catch (err) {
-      throw new UsageError(`--cluster ${path}: driver: ${(err as Error).message}`, { field: '--cluster', hint: 'see "Driver presets" in docs/kv-upgrade.md' });
-    }
-  } else if (r.data.driver?.type === 'container') {
-    const d = r.data.driver;
-    const problem = d.onHost === undefined ? undefined : templateProblem(d.onHost, []);
-    if (problem)
-      throw new UsageError(`--cluster ${path}: driver.onHost: ${problem}`, { field: '--cluster', hint: 'fix the prefix in the file; nothing was changed' });
-    driver = { ...d };
-  } else if (r.data.driver) {
-    const { bins, ...templates } = r.data.driver;
-    driver = { ...templates, ...(bins ? { binByVersion: { ...bins } } : {}) };
-  }
-  if (driver?.type === 'command') {
-    for (const [k, row] of TEMPLATE_ROWS) {
-      const t = driver[k];
-      const problem = t === undefined ? undefined : templateProblem(t, row.extra);
-      if (problem)
-        throw new UsageError(`--cluster ${path}: driver.${k}: ${problem}`, { field: '--cluster', hint: 'fix the template in the file; nothing was changed' });
-    }
-  }
+  const driver = driverOfEntry(r.data.driver, path);
   return {
     members: r.data.members.map((m) => ({ ...m, endpoint: normalizeEndpoint(m.endpoint, `--cluster ${path}: members.endpoint`) })),
     driver,
     conn: { tls: r.data.tls, auth: r.data.auth },
   };
-}
-
-/**
- * A path of the driver on the member's host (a preset's binaries, link, config file, data dir, tools; a
- * command driver's bins) that starts with `~`: opsctl passes it quoted, so no shell expands it there, and
- * this machine's home is not the host's. Refused with the fix rather than failing on the host.
- */
-function remoteTilde(d: z.infer<typeof File>['driver'], path: string): void {
-  if (!d) return;
-  if (d.type === 'container') return;
-  const paths: Array<[string, string | undefined]> = Object.entries(d.bins ?? {}).map(([v, p]) => [`bins.${v}`, p]);
-  if (d.type === 'systemd')
-    paths.push(['binLink', d.binLink], ['configFile', d.configFile], ['dataDir', d.dataDir], ['etcdctl', d.etcdctl], ['etcdutl', d.etcdutl]);
-  const hit = paths.find(([, p]) => p?.startsWith('~'));
-  if (hit)
-    throw new UsageError(`--cluster ${path}: driver.${hit[0]}: ${JSON.stringify(hit[1])} is a path on the member's host, where nothing expands its ~`, {
-      field: '--cluster',
-      hint: `write it in full as it is on the host (e.g. /home/USER${hit[1]!.replace(/^~[^/]*/, '')}); nothing was changed`,
-    });
 }

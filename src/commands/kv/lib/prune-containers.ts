@@ -22,17 +22,14 @@ export async function keptPrune(ctx: Context, file: string, plan: PrunePlan): Pr
   const found = await findCluster(ctx, { cluster: file });
   if (found.source !== 'file') return undefined;
   const { parsed } = found;
-  const spec = parsed.driver;
-  if (spec?.type !== 'container') return undefined;
-  const [{ ContainerDriver }, { keptOf, keptToPrune, removeKept }] = await Promise.all([
-    import('../../../kv/containers/driver.js'),
-    import('../../../kv/containers/prune.js'),
-  ]);
+  const { fileDriver } = await import('./file-driver.js');
+  const kept = (await fileDriver(ctx, parsed.driver))?.keptByHops;
+  if (!kept) return undefined;
+  const { keptToPrune } = await import('../../../kv/containers/prune.js');
   const cluster = clusterKey(parsed.members.map((m) => m.endpoint));
-  const driver = new ContainerDriver(spec, await ctx.exec(), ctx.env);
   const ids = (runs: PrunePlan['keep']) => runs.filter((r) => r.cluster === cluster).map((r) => r.run);
   // (a run past --keep that is in progress blocks the prune before this: counted as kept here all the same)
-  const verdict = keptToPrune(await keptOf(driver, parsed.members), { keep: [...ids(plan.keep), ...ids(plan.blocked)], remove: ids(plan.remove) });
+  const verdict = keptToPrune(await kept.list(parsed.members), { keep: [...ids(plan.keep), ...ids(plan.blocked)], remove: ids(plan.remove) });
   const memberOf = (k: KeptContainer): MemberSpec => parsed.members.find((m) => m.name === k.member)!;
   return {
     cluster,
@@ -54,7 +51,7 @@ export async function keptPrune(ctx: Context, file: string, plan: PrunePlan): Pr
       try {
         for (const k of verdict.remove) {
           try {
-            out.push({ member: k.member, name: k.name, removed: true, detail: await removeKept(driver, memberOf(k), k.name) });
+            out.push({ member: k.member, name: k.name, removed: true, detail: await kept.remove(memberOf(k), k.name) });
           } catch (err) {
             out.push({ member: k.member, name: k.name, removed: false, detail: (err as Error).message });
           }

@@ -36,7 +36,7 @@ export function rehearsalPort(
   ignoreChecks: string[],
   driver: MemberDriver | undefined,
   exec: typeof import('execa').execa,
-  /** The flags that find the cluster (--cluster FILE, --endpoints and templates): the clone's run finds the same one. */
+  /** The flags that find the cluster (--cluster FILE, --endpoints and templates; none for the sandbox): the clone's run finds the same one. */
   selector: readonly string[] = [],
 ) {
   const c = driver?.clonable?.();

@@ -9,17 +9,16 @@ import {
   type RequiredTemplate,
 } from '../../../kv/cluster/cluster-file.js';
 import { traced } from '../../../kv/drivers/traced.js';
-import { CommandDriver } from '../../../kv/drivers/command.js';
 import { templateProblem } from '../../../kv/templates/argv.js';
-import type { MemberDriver } from '../../../kv/drivers/driver.js';
+import { placeOf, type MemberDriver } from '../../../kv/drivers/driver.js';
 import { DEFAULT_TIMEOUTS, type StepReporter, type Timeouts } from '../../../kv/upgrade/options.js';
 import { clusterKey } from '../../../kv/journal/journal.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import { durationFlag } from '../../../core/duration.js';
 import { resolveConnection, type ConnectionFlags } from './connection.js';
 import { localDriver, sandboxCluster } from '../../../kv/sandbox/sandbox.js';
-import { sandboxProgramAt } from '../../../kv/sandbox/members.js';
 import { fileConnection, findCluster, membersOf, openSession } from './target.js';
+import { fileDriver } from './file-driver.js';
 import { normalizeEndpoint } from './endpoint.js';
 
 // cluster-file.ts needs it too: it lives in endpoint.ts so that cluster-file.ts does not import this file (no cycle)
@@ -97,12 +96,8 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     const { path, parsed } = found;
     const session = openSession(ctx, await resolveConnection(ctx, f, fileConnection(found)));
     const cluster: ClusterSpec = { source: 'file', key: clusterKey(parsed.members.map((m) => m.endpoint)), members: parsed.members, driver: parsed.driver };
-    if (parsed.driver?.type === 'container') {
-      const { ContainerDriver } = await import('../../../kv/containers/driver.js');
-      return { cluster, driver: new ContainerDriver(parsed.driver, exec, ctx.env, ctx.debugSink), selector: ['--cluster', f.cluster!], session };
-    }
-    const driver = parsed.driver?.type === 'command' ? commandDriver(parsed.driver, exec, ctx.env) : undefined;
-    driver?.checkMembers(parsed.members, `--cluster ${path}`);
+    const driver = await fileDriver(ctx, parsed.driver, { trace: ctx.debugSink });
+    driver?.checkMembers?.(parsed.members, `--cluster ${path}`);
     return { cluster, driver, selector: ['--cluster', f.cluster!], session };
   }
   const session = openSession(ctx, await resolveConnection(ctx, f));
@@ -115,9 +110,9 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     let driver: MemberDriver | undefined;
     const t = templatesFromFlags(f);
     if (t) {
-      const command = commandDriver(t, exec, ctx.env);
+      const command = (await fileDriver(ctx, { type: 'command', ...t }))!;
       // Names come from the cluster's own member list: data, checked before any template uses them.
-      command.checkMembers(members, `${found.from} ${found.text}`);
+      command.checkMembers?.(members, `${found.from} ${found.text}`);
       driver = command;
       selector.push(...carriedFlags(t));
     }
@@ -135,18 +130,6 @@ async function clusterOf(ctx: Context, f: ClusterFlags): Promise<{ cluster: Clus
     selector: [],
     session,
   };
-}
-
-/** A command driver whose clone the rehearsal finds by looking at its members (kv/rehearsal/command-clone.ts, loaded when asked). */
-function commandDriver(t: CommandTemplates, exec: typeof import('execa').execa, env: NodeJS.ProcessEnv): CommandDriver {
-  const d = new CommandDriver(t, exec, env, undefined, sandboxProgramAt);
-  const cloning = (self: CommandDriver) =>
-    import('../../../kv/rehearsal/command-clone.js').then((c) => c.commandCloning(self, { settings: Boolean(t.settings) }));
-  d.cloneBy = (self) => ({
-    look: async (members) => (await cloning(self)).look(members),
-    inClone: async (dataDir) => (await cloning(self)).inClone(dataDir),
-  });
-  return d;
 }
 
 /** Names from the member list when a member answers (else host:port stays). */
@@ -226,7 +209,8 @@ export function rollingFlags(
 
 /** A command driver with no data-dir backup template refuses unless --no-backup said so (never a silent skip). */
 export function requireBackupTemplate(driver: MemberDriver | undefined, { noBackup, example }: { noBackup: boolean; example: string }): void {
-  if (driver?.type === 'command' && !driver.backupDataDir && !noBackup) {
+  // (members the operator's templates run keep their backups on their hosts, made by the driver's backup template)
+  if (placeOf(driver).hostTemplates && !driver?.backupDataDir && !noBackup) {
     throw new UsageError('the command driver has no data-dir backup template', {
       field: '--backup-cmd',
       hint: `give one (${example}driver.backup in the cluster file, or dataDir in a systemd preset), or pass --no-backup; nothing was changed`,
