@@ -15,9 +15,9 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
-import { packChunks } from './pack-chunks.mjs';
+import { packChunks, wrapChunks } from './pack-chunks.mjs';
 import { swapInto } from './swap-dir.mjs';
 
 // The workspace packages (@opsctl/mock, @opsctl/shared, @opsctl/etcd-sim) are bundled from their sources like src/: esbuild
@@ -87,6 +87,13 @@ try {
       .filter((f) => f.endsWith('.cjs'))
       .map((f) => join(dir, f)),
   );
+  // the CLI's chunks as bin/load.cjs compiles them, already wrapped; the simulated member is a program node runs, so it
+  // and every chunk its own require() reaches stay as they are
+  const byNode = requiredFrom(stage, 'kv-member.cjs');
+  wrapChunks(
+    stage,
+    out.filter((f) => !byNode.has(f)),
+  );
   await helpTexts(stage);
   const hash = createHash('sha256');
   for (const file of out.sort()) {
@@ -148,4 +155,18 @@ async function helpTexts(stage) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `entry` (a file of `stage`) and every chunk file its require() calls reach, as paths relative to `stage`. */
+function requiredFrom(stage, entry) {
+  const seen = new Set();
+  const todo = existsSync(join(stage, entry)) ? [entry] : [];
+  while (todo.length > 0) {
+    const file = todo.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const dir = dirname(file);
+    for (const [, rel] of readFileSync(join(stage, file), 'utf8').matchAll(/require\("(\.\.?\/[^"]+\.cjs)"\)/g)) todo.push(join(dir, rel));
+  }
+  return seen;
 }

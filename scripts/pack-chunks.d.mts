@@ -6,3 +6,5 @@ export function packChunks(
   stage: string,
   entries: string[],
 ): Record<string, string[]>;
+/** Writes each of `files` (of `stage`) as the function bin/load.cjs compiles a chunk as; their source maps one line down. */
+export function wrapChunks(stage: string, files: string[]): void;

@@ -13,7 +13,10 @@
 // file; the guests' own files stay in dist/ (with their source maps), so a chunk is found either way.
 // The guests' code is appended as a hoisted function: the host's source map only gains one line.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
+
+const { WRAPPED_HEAD } = createRequire(import.meta.url)('../bin/load.cjs');
 
 /** A chunk larger than this keeps its own file: copied into every root that needs it, it would grow dist/ too much for the file it saves. */
 export const GUEST_MAX = 32 * 1024;
@@ -111,4 +114,23 @@ function writePack(stage, host, guests) {
   const map = JSON.parse(readFileSync(mapFile, 'utf8'));
   map.mappings = `;${map.mappings}`;
   writeFileSync(mapFile, JSON.stringify(map));
+}
+
+/**
+ * Each of `files` (of `stage`) as bin/load.cjs compiles it: the function a CommonJS module is compiled as, its head on
+ * a line of its own (the source map gains that line) and its end before the source map's comment, so the loader
+ * gives V8 the text it read instead of a wrapped copy. Only for chunks the loader alone runs: Node's own require of
+ * such a file would get nothing from it (the programs node runs by path, such as kv-member.cjs, stay as they are).
+ */
+export function wrapChunks(stage, files) {
+  for (const file of files) {
+    const text = readFileSync(join(stage, file), 'utf8');
+    const mark = text.lastIndexOf('\n//# sourceMappingURL=');
+    const [code, tail] = mark < 0 ? [text, ''] : [text.slice(0, mark), text.slice(mark)];
+    writeFileSync(join(stage, file), `${WRAPPED_HEAD}${code}\n});${tail}`);
+    const mapFile = join(stage, `${file}.map`);
+    const map = JSON.parse(readFileSync(mapFile, 'utf8'));
+    map.mappings = `;${map.mappings}`;
+    writeFileSync(mapFile, JSON.stringify(map));
+  }
 }

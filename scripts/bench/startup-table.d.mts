@@ -9,6 +9,9 @@ export interface Verb {
 export const VERBS: Verb[];
 export function startupRatios(opts: { launchers: Record<string, string[]>; verbs?: Verb[]; rounds: number; env: Record<string, string> }): {
   baseMs: number;
+  rounds: number;
+  /** The 1-minute load average before and after the rounds (Linux; undefined elsewhere). */
+  load: (number | undefined)[];
   rows: (Verb & { launchers: Record<string, { ratio: number; cpuMs: number }> })[];
 };
 export function embeddedLabels(bin: string, dir: string): void;

@@ -6,6 +6,7 @@
 // `node -e 0`, so a machine that slows down meanwhile moves both sides of a ratio alike.
 // test/e2e/startup-ratios.test.ts runs the same with a few rounds and a generous budget (a regression, not the figures).
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { batchCpuMs } from './package.bench.mjs';
 
 /**
@@ -44,6 +45,7 @@ const median = (values) => {
  * and launcher the median ratio and CPU ms.
  */
 export function startupRatios({ launchers, verbs = VERBS, rounds, env }) {
+  const loadBefore = loadAverage();
   const runs = verbs.flatMap((v) => Object.entries(launchers).map(([launcher, [file, ...lead]]) => ({ v, launcher, file, args: [...lead, ...v.args] })));
   // one unmeasured run each: the code cache is written on a first run
   for (const r of runs) batchCpuMs(r.file, r.args, env);
@@ -61,7 +63,16 @@ export function startupRatios({ launchers, verbs = VERBS, rounds, env }) {
       runs.filter((r) => r.v === v).map((r) => [r.launcher, { ratio: median(samples.get(r)), cpuMs: median(samples.get(r)) * median(base) }]),
     ),
   }));
-  return { baseMs: median(base), rows };
+  return { baseMs: median(base), rows, rounds, load: [loadBefore, loadAverage()] };
+}
+
+/** The machine's 1-minute load average (Linux), to print beside the figures: a ratio reads higher on a busy machine. */
+function loadAverage() {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sets up the embedded state a list reads (three labels) in OPSCTL_CONFIG_DIR `dir`, through `bin`. */
@@ -74,14 +85,15 @@ export function embeddedLabels(bin, dir) {
  * Prints the table (each verb, each launcher's ratio and CPU, its budget and whether it is met) and a report
  * row per verb and launcher. `reference`: other programs' lines printed under it (etcdctl's get).
  */
-export function printStartupTable(report, { baseMs, rows }, reference = []) {
+export function printStartupTable(report, { baseMs, rows, rounds, load = [] }, reference = []) {
   const names = Object.keys(rows[0]?.launchers ?? {});
   const cell = (row, n) => {
     const { ratio, cpuMs } = row.launchers[n];
     const budget = budgetOf(row, n);
     return `${ratio.toFixed(2)}x (${cpuMs.toFixed(0)} ms) <= ${budget}x ${ratio <= budget ? 'ok  ' : 'OVER'}`;
   };
-  console.log(`\nstart-up, CPU vs node -e 0 (${baseMs.toFixed(1)} ms; medians of per-round ratios, measured from outside)`);
+  const loads = load.every((l) => l !== undefined) && load.length ? `, load average ${load.map((l) => l.toFixed(1)).join(' -> ')}` : '';
+  console.log(`\nstart-up, CPU vs node -e 0 (${baseMs.toFixed(1)} ms; medians of per-round ratios of ${rounds} rounds, measured from outside${loads})`);
   console.log(`  ${'verb'.padEnd(34)}${names.map((n) => n.padStart(34)).join('')}`);
   for (const row of rows) console.log(`  ${row.name.padEnd(34)}${names.map((n) => cell(row, n).padStart(34)).join('')}`);
   for (const line of reference) console.log(`  ${line}`);

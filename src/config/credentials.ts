@@ -1,4 +1,3 @@
-import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuthError, OpsError } from '../core/errors.js';
 import { checkOwnDirSync, checkOwnFileSync, ownIds, readOwnFile } from '../core/local-file.js';
@@ -95,10 +94,11 @@ export class CredentialStore {
    */
   async update(profile: string, fn: (current: ProfileCredentials) => ProfileCredentials | Promise<ProfileCredentials>): Promise<void> {
     await ensurePrivateDir(this.dir);
+    // node:fs/promises, the lock and the atomic write load only for a write (a read needs none of them)
+    const { chmod } = await import('node:fs/promises');
     await chmod(this.dir, 0o700).catch((err) => {
       throw dirError(this.dir, err);
     });
-    // the lock and the atomic write load only for a write (a read needs neither)
     const [{ lockFile, removeLeftoverTempFiles }, { default: writeFileAtomic }] = await Promise.all([import('../core/lock.js'), import('write-file-atomic')]);
     const release = await lockFile(this.path, { what: 'the credential file', signal: this.signal }).catch((err) => {
       throw dirError(this.dir, err);

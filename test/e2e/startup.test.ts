@@ -248,7 +248,7 @@ describe('start-up stays cheap', () => {
     expect(sources.has('packages/shared/src/tracker/resources.ts')).toBe(true);
   });
 
-  it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8', async () => {
+  it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8, node:fs/promises', async () => {
     const cfg = tempConfigDir();
     try {
       const { packages: pkgs, builtins, sources } = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
@@ -258,8 +258,11 @@ describe('start-up stays cheap', () => {
       expect(builtins.has('v8')).toBe(false);
       expect(builtins.has('http2')).toBe(false);
       // the first use made the tracker's token (node:crypto); a read after it makes no id, token or key, and the
-      // state file checked before is known by its identity: no node:crypto
-      expect((await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir })).builtins.has('crypto')).toBe(false);
+      // state file checked before is known by its identity: no node:crypto. Nor node:fs/promises (and the 8 modules
+      // it brings, readline among them): a read reads the state, its check marks and the credentials with node:fs
+      const again = (await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir })).builtins;
+      expect(again.has('crypto')).toBe(false);
+      expect(again.has('fs/promises')).toBe(false);
     } finally {
       cfg.cleanup();
     }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GUEST_MAX, packChunks } from '../../scripts/pack-chunks.mjs';
+import { GUEST_MAX, packChunks, wrapChunks } from '../../scripts/pack-chunks.mjs';
 
 const { createLoader } = createRequire(import.meta.url)('../../bin/load.cjs') as {
   createLoader: (dist: string, env: NodeJS.ProcessEnv) => { load: (file: string) => Record<string, unknown>; stats: { compiled: number } };
@@ -74,6 +74,23 @@ describe('pack-chunks: a file per lazily loaded part', () => {
       expect(a.base).toBe(cli.base);
       expect(b.big).toBe(GUEST_MAX + 1);
       expect(loader.stats.compiled).toBe(4);
+    } finally {
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
+
+  it('wrapChunks writes each chunk as the function the loader compiles (its head a line of its own, the map one line down); the loader runs it as the unwrapped file, a file it did not wrap still runs', () => {
+    const { dist } = build();
+    try {
+      wrapChunks(dist, ['cli.cjs', 'chunks/a.cjs', 'chunks/b.cjs']);
+      const text = readFileSync(join(dist, 'chunks/a.cjs'), 'utf8');
+      expect(text.startsWith('(function (exports, require, module, __filename, __dirname) {\n')).toBe(true);
+      expect(text.endsWith('\n});\n//# sourceMappingURL=a.cjs.map\n')).toBe(true);
+      expect(JSON.parse(readFileSync(join(dist, 'chunks/a.cjs.map'), 'utf8')).mappings).toBe(';;AAAA');
+      const loader = createLoader(dist, { NODE_DISABLE_COMPILE_CACHE: '1' });
+      const cli = loader.load(join(dist, 'cli.cjs')) as { base: object; a: () => { shared: object }; b: () => { shared: object; big: number } };
+      expect(cli.a().shared).toEqual({ shared: true });
+      expect(cli.b().big).toBe(GUEST_MAX + 1); // big.cjs: not wrapped
     } finally {
       rmSync(dist, { recursive: true, force: true });
     }

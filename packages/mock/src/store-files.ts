@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, readFile } from 'node:fs';
 import { OpsError } from '@opsctl/shared/errors.js';
 import type { RefusedLine } from './journal.js';
 
@@ -22,6 +22,14 @@ export async function syncDir(dir: string): Promise<void> {
   const fh = await open(dir, 'r').catch(() => undefined);
   await fh?.sync().catch(() => undefined);
   await fh?.close();
+}
+
+/**
+ * A small file's text, undefined when it cannot be read. node:fs's callback API, not node:fs/promises: a command that
+ * only reads the state never loads that module and the 8 it brings (readline among them; about 3 ms of CPU).
+ */
+export function readOrUndefined(file: string): Promise<string | undefined> {
+  return new Promise((done) => readFile(file, 'utf8', (err, text) => done(err ? undefined : text)));
 }
 
 export async function digest(raw: string): Promise<string> {

@@ -1,10 +1,10 @@
 import { constants as fsConstants } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InterruptedError } from '@opsctl/shared/errors.js';
 import { checkOwnFileSync, ownIds, readOwnFileSync } from '@opsctl/shared/local-file.js';
 import { journalHeader, journalLine, markPersisted, replayLines, splitJournal, type Persisted } from './journal.js';
 import { allAborted, digest, readStateFile, fileId, journalError, setAside, StateFileError, syncDir, type FileId, type SalvageReport } from './store-files.js';
+import { readOrUndefined } from './store-files.js';
 import { MemoryStore, sliceField, stateTrackerToken, type MockSlices, type MockState, type StateInit, type Store, type StoreLockOptions } from './store-api.js';
 import { requestSignal } from './request-signal.js';
 import { transact } from './tx.js';
@@ -269,7 +269,7 @@ export class FileStore implements Store {
    * Any other file (edited, restored, copied) is hashed and compared, as before the identity was kept.
    */
   private async checkedBefore(raw: string, snap: FileId | undefined): Promise<boolean> {
-    const [known, id] = await Promise.all([this.checkedPath, this.checkedIdPath].map((f) => readFile(f, 'utf8').catch(() => undefined)));
+    const [known, id] = await Promise.all([this.checkedPath, this.checkedIdPath].map(readOrUndefined));
     if (known === undefined) return false;
     const same = this.sameFile(snap);
     if (same !== undefined && id?.trim() === same) return true;
