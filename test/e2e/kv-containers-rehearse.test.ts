@@ -37,17 +37,10 @@ describe.runIf(Boolean(dirs) && !problem)(`the rehearsal of container members ($
 
   beforeAll(async () => {
     images = await etcdImages(dirs!);
-    cluster = await startCluster({ members: 'container', size: 3, image: images['3.5'], images, configDir: cfg.dir });
+    // (a new cluster answers healthy before its cluster version is set: 3.0 until the leader raises it)
+    cluster = await startCluster({ members: 'container', size: 3, image: images['3.5'], images, configDir: cfg.dir, ready: 'version' });
     c = cluster.container;
     file = cluster.file;
-    await until(
-      async () => {
-        const v = JSON.parse(String((await opsctl('kv', 'version', '--cluster', file, '--json')).stdout) || '[]') as Array<{ cluster?: string }>;
-        return v.length === 3 && v.every((m) => m.cluster === '3.5.0');
-      },
-      60_000,
-      'the cluster version 3.5',
-    );
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', '--cluster', file, `cr/${i}`, `value ${i}`)).exitCode).toBe(0);
   }, 300_000);
 

@@ -279,8 +279,18 @@ async function startContainer(o: ContainerStart): Promise<ContainerTestCluster> 
       cfg.cleanup();
     },
   };
+  // 'version': the cluster at the image's minor (its tag: localhost/opsctl-etcd:v3.5.35), as each member's /version says
+  const minor = /:v(\d+\.\d+)\./.exec(o.image)?.[1];
+  const clusterAt = (e: string) =>
+    fetch(`${e}/version`, { signal: AbortSignal.timeout(2000) }).then(
+      async (r) => ((await r.json()) as { etcdcluster?: string }).etcdcluster,
+      () => undefined,
+    );
   try {
-    await waitReady(c, o.ready ?? 'health', { version: async () => false, etcdctl: () => false });
+    await waitReady(c, o.ready ?? 'health', {
+      version: async () => Boolean(minor) && (await Promise.all(container.endpoints.map(clusterAt))).every((v) => v === `${minor}.0`),
+      etcdctl: () => false,
+    });
     return c;
   } catch (err) {
     await c.destroy();

@@ -19,9 +19,8 @@ import { LocalFileError } from '../../core/local-file.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
 import type { CloneOf } from '../drivers/driver.js';
-import { endpointHost } from '../drivers/local-reach.js';
 import { procStartTime } from '../drivers/member-procs.js';
-import { CLONE_RECORD } from '../rehearsal/clone-find.js';
+import { CLONE_RECORD, cloneAddresses } from '../rehearsal/clone-find.js';
 import { EngineError, failure } from './engine.js';
 import { engineDirs, type DirsDriver } from './dirs.js';
 import { createArgs } from './settings.js';
@@ -118,14 +117,7 @@ export async function findContainerClone(d: DirsDriver, members: readonly Member
   if (why) return why;
   const ok = found as Exclude<(typeof found)[number], { why: string }>[];
   const record: ContainerCloneRecord = { kind: 'container', tag: cloneTag(), members: ok.map((f) => ({ name: f.name, version: f.version })) };
-  const addresses = [
-    ...new Set(
-      members
-        .map((m) => endpointHost(m.endpoint))
-        .filter((h) => h && h !== 'localhost' && h !== '::1' && !/^127\./.test(h))
-        .map((h) => (h.includes(':') ? `${h}/128` : `${h}/32`)),
-    ),
-  ];
+  const addresses = cloneAddresses(members);
   return {
     paths: [],
     pause: ok.map((f) => f.pid),

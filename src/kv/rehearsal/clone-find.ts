@@ -50,14 +50,7 @@ export async function findCommandClone(members: readonly MemberSpec[], r: CloneR
   const why = found.find((f): f is { why: string } => 'why' in f);
   if (why) return why;
   const ok = found as Exclude<(typeof found)[number], { why: string }>[];
-  const addresses = [
-    ...new Set(
-      members
-        .map((m) => endpointHost(m.endpoint))
-        .filter((h) => h && h !== 'localhost' && h !== '::1' && !/^127\./.test(h))
-        .map((h) => (h.includes(':') ? `${h}/128` : `${h}/32`)),
-    ),
-  ];
+  const addresses = cloneAddresses(members);
   return {
     paths: [],
     pause: ok.map((f) => f.pid),
@@ -94,4 +87,10 @@ async function lookAt(m: MemberSpec, r: CloneReach): Promise<{ why: string } | {
       ...dirs,
     },
   };
+}
+
+/** This host's addresses the members listen on besides loopback (CIDR, each once): the clone's loopback carries them too. */
+export function cloneAddresses(members: readonly MemberSpec[]): string[] {
+  const hosts = members.map((m) => endpointHost(m.endpoint)).filter((h) => h && h !== 'localhost' && h !== '::1' && !/^127\./.test(h));
+  return [...new Set(hosts.map((h) => (h.includes(':') ? `${h}/128` : `${h}/32`)))];
 }
