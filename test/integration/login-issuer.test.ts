@@ -256,8 +256,14 @@ describe('ID token checks (the embedded mock signs them; the test tampers)', () 
   beforeAll(async () => {
     // Make the mock create its signing key, then read it: the test can then sign tokens the mock "could have" sent.
     await (await fetch(`${mock.url}/oauth2/v3/certs`)).text();
-    const r = await login(['--scopes', 'openid'], {}, undefined, { OPSCTL_AUTH_URL: mock.url });
-    expect(r.code, r.stderr).toBe(0);
+    // (a config dir of its own: beforeAll runs before any beforeEach, so `cfg` is the last test's, removed already)
+    const own = tempConfigDir();
+    try {
+      const r = await login(['--scopes', 'openid'], {}, undefined, { OPSCTL_AUTH_URL: mock.url, OPSCTL_CONFIG_DIR: own.dir });
+      expect(r.code, r.stderr).toBe(0);
+    } finally {
+      own.cleanup();
+    }
     key = await mock.store.read((s: TestState) => s.oauth.signing as SigningKey);
   });
 
