@@ -23,7 +23,11 @@ import { uploadSpec } from './upload.spec.js';
 /** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
 
 /** `opsctl tracker <resource> <verb>`, generated from the resource table. */
-export async function register(program: Command, ctx: Context, { wholeTree = false }: { wholeTree?: boolean } = {}): Promise<void> {
+export async function register(
+  program: Command,
+  ctx: Context,
+  { wholeTree = false, argv = [] }: { wholeTree?: boolean; argv?: readonly string[] } = {},
+): Promise<void> {
   const tracker = program.command('tracker').description(NOUN_SUMMARIES.tracker);
   examples(
     tracker,
@@ -35,8 +39,13 @@ export async function register(program: Command, ctx: Context, { wholeTree = fal
   // Each resource's verbs are built from its row (its own module) when that resource is dispatched (a tracker
   // command loads and builds one resource, not all 23), or all of them when the whole tree is wanted (completion,
   // help); until then a resource is its name and help line (resource-index.ts).
+  // A command line whose word right after `tracker` names a resource is dispatched to that resource by commander
+  // (no option between them to take it as a value), so it alone is added; any other adds every resource's line
+  // (the noun's help, commander's suggestion for a misspelt one).
+  const word = argv[argv.indexOf('tracker') + 1];
+  const named = wholeTree ? undefined : RESOURCE_INDEX.find((r) => r.name === word);
   const fills = new Map<string, () => Promise<void>>();
-  for (const { name, summary } of RESOURCE_INDEX) {
+  for (const { name, summary } of named ? [named] : RESOURCE_INDEX) {
     const noun = tracker.command(name).description(summary);
     let filled: Promise<void> | undefined;
     fills.set(name, () => (filled ??= resource(name).then((spec) => registerVerbs(noun, spec, ctx, { lazy: !wholeTree }))));
