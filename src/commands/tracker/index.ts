@@ -20,9 +20,7 @@ import { moveSpec } from './move.spec.js';
 import { updateSpec } from './update.spec.js';
 import { uploadSpec } from './upload.spec.js';
 
-/** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
-
-/** `opsctl tracker <resource> <verb>`, generated from the resource table. */
+/** `opsctl tracker <resource> <verb>`, generated from the resource table (each row its own module). */
 export async function register(
   program: Command,
   ctx: Context,
