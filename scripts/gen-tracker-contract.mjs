@@ -7,10 +7,10 @@
 //
 //   node scripts/gen-tracker-contract.mjs          write the files (npm run gen:contract)
 //   node scripts/gen-tracker-contract.mjs --check  exit 1 naming the stale file (the test runs this)
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
-import { tableModule, trackerTable } from './tracker-table.mjs';
+import { tableModules, trackerTable } from './tracker-table.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SPEC = `${root}packages/shared/src/tracker/openapi.json`;
@@ -225,7 +225,7 @@ export const ID_KINDS: Record<string, 'int' | 'uuid'> = ${JSON.stringify(idKinds
 `;
 
 const table = trackerTable(readFileSync(TABLE, 'utf8'), { operations, flagOps, flagDefs, pathKinds });
-const resourcesTs = tableModule(
+const tableTs = tableModules(
   table,
   HEADER.replace('packages/shared/src/tracker/overrides.json.', 'packages/shared/src/tracker/{overrides.json,resources.yaml}.'),
 );
@@ -235,8 +235,8 @@ const files = {
   'contract.ts': await prettier.format(contractTs, { ...cfg, parser: 'typescript' }),
   'types.ts': await prettier.format(typesTs, { ...cfg, parser: 'typescript' }),
   'flags.ts': await prettier.format(flagsTs, { ...cfg, parser: 'typescript' }),
-  'resources.ts': await prettier.format(resourcesTs, { ...cfg, parser: 'typescript' }),
 };
+for (const [name, text] of Object.entries(tableTs)) files[name] = await prettier.format(text, { ...cfg, parser: 'typescript' });
 
 if (process.argv.includes('--check')) {
   const stale = Object.entries(files).filter(([name, text]) => {
@@ -251,8 +251,13 @@ if (process.argv.includes('--check')) {
     process.exit(1);
   }
 } else {
+  mkdirSync(`${OUT}resources`, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(OUT + name, text);
   console.log(
-    `wrote packages/shared/src/tracker/{${Object.keys(files).join(',')}}: ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions, ${table.length} resources`,
+    `wrote packages/shared/src/tracker/{${Object.keys(files)
+      .filter((n) => !n.startsWith('resources/'))
+      .join(
+        ',',
+      )}} and resources/ (a row each): ${Object.keys(operations).length} operations, ${Object.keys(DEFS).length} definitions, ${table.length} resources`,
   );
 }

@@ -11,4 +11,4 @@ export interface TableContract {
 
 export function opKey(method: string, path: string): string;
 export function trackerTable(yamlText: string, contract: TableContract): ResourceSpec[];
-export function tableModule(table: ResourceSpec[], header: string): string;
+export function tableModules(table: ResourceSpec[], header: string): Record<string, string>;

@@ -215,20 +215,45 @@ function pick(obj, keys) {
   return Object.fromEntries(keys.filter((k) => obj[k] !== undefined).map((k) => [k, obj[k]]));
 }
 
-/** The generated module's text (before formatting). */
-export function tableModule(table, header) {
-  const rows = table.map((r) => {
+/**
+ * The generated modules' texts (before formatting), by path under packages/shared/src/tracker/: one module per
+ * row (`resources/<name>.ts`), so a command or a mock route group loads the one row it reads; `resources.ts`,
+ * every row and RESOURCES; `resource-index.ts`, what the CLI's tracker noun lists of each row (its name, help
+ * line and verbs) and a loader of its row.
+ */
+export function tableModules(table, header) {
+  const files = {};
+  for (const r of table) {
     const type = r.idType ? `ItemResource<'${r.idType}'>` : 'ResourceSpec';
-    return `export const ${camel(r.name)}: ${type} = ${JSON.stringify(r)};`;
-  });
-  return `${header}// The tracker's resource table: the contract's operations, ids and field kinds with resources.yaml's names, help
-// texts, examples and what the contract cannot say (scripts/tracker-table.mjs). The CLI's verbs, its checks before
-// sending, the completions and the mock's routes all read it.
-import type { ItemResource, ResourceSpec } from './resource-spec.js';
+    files[`resources/${r.name}.ts`] = `${header}// The tracker's ${r.name} row (scripts/tracker-table.mjs); resources.ts lists every row.
+import type { ${r.idType ? 'ItemResource' : 'ResourceSpec'} } from '../resource-spec.js';
 
-${rows.join('\n\n')}
+export const ${camel(r.name)}: ${type} = ${JSON.stringify(r)};
+`;
+  }
+  files['resources.ts'] = `${header}// The tracker's resource table: the contract's operations, ids and field kinds with resources.yaml's names, help
+// texts, examples and what the contract cannot say (scripts/tracker-table.mjs), one module per row under resources/.
+// The CLI's verbs, its checks before sending, the completions and the mock's routes all read it.
+import type { ResourceSpec } from './resource-spec.js';
+${table.map((r) => `import { ${camel(r.name)} } from './resources/${r.name}.js';`).join('\n')}
+
+export { ${table.map((r) => camel(r.name)).join(', ')} };
 
 /** Every resource, in the CLI's order. */
 export const RESOURCES: readonly ResourceSpec[] = [${table.map((r) => camel(r.name)).join(', ')}];
 `;
+  const index = table.map((r) => ({ name: r.name, summary: r.description ?? `${r.name}: ${[...r.verbs, ...(r.extras ?? []).map((e) => e.name)].join(', ')}` }));
+  files['resource-index.ts'] = `${header}// What the CLI's tracker noun shows of each row before it builds one (scripts/tracker-table.mjs): its name and
+// help line, in the CLI's order, and a loader of the row's own module (resources/<name>.ts).
+import type { ResourceSpec } from './resource-spec.js';
+
+/** Each resource's name and its line in \`tracker --help\`, in the CLI's order. */
+export const RESOURCE_INDEX: ReadonlyArray<{ readonly name: string; readonly summary: string }> = ${JSON.stringify(index)};
+
+/** Each resource's row, imported on demand. */
+export const ROW_LOADERS: ReadonlyMap<string, () => Promise<ResourceSpec>> = new Map<string, () => Promise<ResourceSpec>>([
+${table.map((r) => `  ['${r.name}', () => import('./resources/${r.name}.js').then((m) => m.${camel(r.name)})],`).join('\n')}
+]);
+`;
+  return files;
 }

@@ -48,9 +48,12 @@ export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: 
   return { argv: out, json };
 }
 
-/** A noun's module: `register` builds its subtree; `wholeTree` asks for every level at once (help, completion). */
+/**
+ * A noun's module: `register` builds its subtree; `wholeTree` asks for every level at once (help, completion); `argv`,
+ * the command line, lets it build only the branch the line names.
+ */
 interface NounModule {
-  register(program: Command, ctx: Context, opts: { wholeTree: boolean }): void;
+  register(program: Command, ctx: Context, opts: { wholeTree: boolean; argv?: readonly string[] }): void | Promise<void>;
 }
 
 /**
@@ -124,7 +127,7 @@ With no configuration every command uses the embedded mock services (profile "em
   for (const [name, load] of NOUNS) {
     if (everything || name === wanted) {
       if (!ctx) throw new Error(`buildProgram: the ${name} commands need a context`);
-      (await load()).register(program, ctx, { wholeTree: everything });
+      await (await load()).register(program, ctx, { wholeTree: everything, argv });
     } else program.command(name).description(NOUN_SUMMARIES[name]);
   }
   // the hidden command the completion scripts call for names the service knows (opt-in dynamic completion)

@@ -5,7 +5,8 @@ import { itemAt } from '../core/arrays.js';
 import { shellWord } from '../core/hints.js';
 import { COLOR_HINT, type FieldSpec } from './fields.js';
 import { isId, type NameResolver } from './names.js';
-import { argRef, fieldRef, type ArgSpec, type ResourceSpec } from './resources.js';
+import { argRef, fieldRef } from './refs.js';
+import type { ArgSpec, ResourceSpec } from './resources.js';
 
 /** `external_id` → `--external-id`. */
 export function flagName(field: string): string {

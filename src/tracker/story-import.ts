@@ -1,5 +1,5 @@
 import type { FieldSpec } from './fields.js';
-import { stories } from './resources.js';
+import { stories } from '@opsctl/shared/tracker/resources/stories.js';
 
 /** One story of an import file, with where it came from (for error messages). */
 export interface ImportItem {

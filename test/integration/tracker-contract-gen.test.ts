@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ describe('the generated tracker contract (packages/shared/src/tracker) is curren
     // a copy of the repository's inputs in a scratch tree, so the real files are never touched
     const dir = mkdtempSync(join(tmpdir(), 'opsctl-contract-'));
     try {
-      for (const d of ['scripts', 'packages/shared/src/tracker']) execFileSync('mkdir', ['-p', join(dir, d)]);
+      for (const d of ['scripts', 'packages/shared/src/tracker/resources']) execFileSync('mkdir', ['-p', join(dir, d)]);
       for (const f of [
         'scripts/gen-tracker-contract.mjs',
         'scripts/tracker-table.mjs',
@@ -31,6 +31,8 @@ describe('the generated tracker contract (packages/shared/src/tracker) is curren
         'packages/shared/src/tracker/flags.ts',
         'packages/shared/src/tracker/resources.yaml',
         'packages/shared/src/tracker/resources.ts',
+        'packages/shared/src/tracker/resource-index.ts',
+        ...readdirSync(join(ROOT, 'packages/shared/src/tracker/resources')).map((f) => `packages/shared/src/tracker/resources/${f}`),
         '.prettierrc.json',
       ])
         copyFileSync(join(ROOT, f), join(dir, f));

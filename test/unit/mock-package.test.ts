@@ -105,7 +105,8 @@ describe('the mock is its own package (packages/mock), reached only through the 
 describe("the mock's tracker routes are the shared resource table's", () => {
   it('every verb of the table has its route in the mock, and no CRUD route is served that the table lacks', async () => {
     const ctx = { store: undefined as never, now: () => 0, options: {}, service: () => Promise.reject(new Error('no sibling services here')) };
-    const { routes } = await trackerService.create(ctx);
+    const service = await trackerService.create(ctx);
+    const routes = [...(service.routeGroups?.all() ?? []), ...service.routes];
     const key = (method: string, path: string) => `${method} ${path.replace(/^\/api\/v3/, '').replace(/\{[^}]+\}|:\w+/g, '{}')}`;
     const served = new Set(routes.map((r) => key(r.method, r.path)));
     const crud = { list: ['GET', ''], get: ['GET', '/{}'], create: ['POST', ''], update: ['PUT', '/{}'], delete: ['DELETE', '/{}'] } as const;

@@ -28,12 +28,26 @@ describe("the tracker's route manifest", () => {
       expect(routes.length, name).toBeGreaterThan(0);
       built.push(...routes);
     }
-    const served = (await trackerService.create(ctx)).routes;
+    const service = await trackerService.create(ctx);
+    const served = [...(service.routeGroups?.all() ?? []), ...service.routes];
     // the OpenAPI document is the service's own route, after the manifest's
     expect(served.at(-1)?.path).toBe('/api/v3/openapi.json');
     expect(served.slice(0, -1).map(shape)).toEqual(built.map(shape));
     // the one streaming route carries the configured upload limit without its group loaded
     expect(served.filter((r) => r.streamBody).map(shape)).toEqual([{ method: 'POST', path: '/api/v3/files', maxBodyBytes: 1234, streamBody: true }]);
+  });
+
+  it("builds a path's group alone, each route once", async () => {
+    const groups = (await trackerService.create(context())).routeGroups!;
+    const labels = groups.take('/api/v3/labels')!;
+    expect(labels.map((r) => `${r.method} ${r.path}`)).toEqual(
+      ROUTE_MANIFEST.filter(([, route]) => /^\w+ \/labels(\/|$)/.test(route)).map(([, route]) => route.replace(' ', ' /api/v3')),
+    );
+    expect(groups.take('/api/v3/labels')).toBeUndefined();
+    expect(groups.take('/api/v3/nope')).toEqual([]);
+    const rest = groups.takeAll();
+    expect(rest).toHaveLength(ROUTE_MANIFEST.length - labels.length);
+    expect(new Set(groups.all()).size).toBe(ROUTE_MANIFEST.length);
   });
 
   it('names each group of ROUTE_GROUPS, and no other, in ROUTE_GROUPS order', () => {

@@ -2,7 +2,7 @@ import type Router from 'find-my-way';
 import { isOpsError } from '@opsctl/shared/errors.js';
 import { bodyStream, checkDeclaredLength, PARSE_FAILED, parseBody, readBody } from './body.js';
 import { MockError, type MockIncoming, type MockOutgoing, type MockReply, type MockRequest } from './http.js';
-import { addMoreRoutes, ensureRouter, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
+import { addMoreRoutes, buildGroupsFor, ensureRouter, registerAllRoutes, registerRoutesFor, type LoadedService, type MockRuntime } from './runtime.js';
 import { plainRoute } from './plain-routes.js';
 import { SERVICE_PREFIXES, type Route, type ServiceName } from './service.js';
 import { DRAIN_FACTOR, drainAfterReply, send, toMockError } from './send.js';
@@ -64,7 +64,9 @@ async function dispatch(rt: MockRuntime, svc: LoadedService, service: ServiceNam
 /** The route for `method` on the path (the service's on-demand routes included), or 404 / 405. */
 async function findRoute(svc: LoadedService, url: URL, method: string): Promise<{ route: Route; params: Record<string, string | undefined> }> {
   // A plain path is matched without compiling the router, unless the on-demand routes (which the router
-  // then holds beside the service's) are in: an embedded command's one request builds no router.
+  // then holds beside the service's) are in: an embedded command's one request builds no router, and only
+  // the routes of its path's group.
+  buildGroupsFor(svc, url.pathname);
   const plain = svc.more ? undefined : plainRoute(svc.plain, method, url.pathname);
   if (plain) return plain;
   const router = await ensureRouter(svc);

@@ -4,7 +4,15 @@ import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_JSON_DEPTH } from './body.js';
 import type { Fault, LoggedRequest, MockServerOptions, RouteInfo } from './server-types.js';
 import { plainTable, type PlainTable } from './plain-routes.js';
 import { SERVICE_LOADERS } from './services/loaders.js';
-import { SERVICE_NAMES, type MockServiceOptions, type Route, type ServiceContext, type ServiceInstance, type ServiceName } from './service.js';
+import {
+  SERVICE_NAMES,
+  type MockServiceOptions,
+  type Route,
+  type RouteGroups,
+  type ServiceContext,
+  type ServiceInstance,
+  type ServiceName,
+} from './service.js';
 import { FileStore, MemoryStore, type Store } from './store.js';
 
 type RouterInstance = Router.Instance<Router.HTTPVersion.V1>;
@@ -22,6 +30,8 @@ export interface LoadedService {
   pending: Map<string, Route[]>;
   /** The service's routes for a match without the router (plain-routes.ts), undefined when they are not all plain. */
   plain: PlainTable;
+  /** The service's routes built by group on first need (RouteGroups), if it has any. */
+  groups?: RouteGroups;
 }
 
 /** The router's options (plain-routes.ts matches as a router made with them does). */
@@ -39,6 +49,45 @@ const GROUP_SEGMENTS = 3;
 function routeGroup(pattern: string): string | undefined {
   const segments = pattern.split('/').filter(Boolean).slice(0, GROUP_SEGMENTS);
   return segments.some((s) => /[:*(]/.test(s)) ? undefined : `/${segments.join('/')}`;
+}
+
+/** The group a request path belongs to: its first path segments. */
+const pathGroup = (pathname: string): string => `/${pathname.split('/').filter(Boolean).slice(0, GROUP_SEGMENTS).join('/')}`;
+
+/**
+ * Builds the service's grouped routes a request path can match (RouteGroups): its group, or every group for a path
+ * with a percent-escape or a `;` (see registerRoutesFor). They join the routes matched without the router and
+ * the routes pending for it, as if the service had returned them from the start: a path is only ever matched
+ * against routes it can match, so the answer is the same.
+ */
+export function buildGroupsFor(svc: LoadedService, pathname: string): void {
+  if (!svc.groups) return;
+  const routes = /[%;]/.test(pathname) ? svc.groups.takeAll() : svc.groups.take(pathGroup(pathname));
+  if (routes?.length) addRoutes(svc, routes);
+}
+
+/** Every grouped route not built yet, built (before every route is registered or listed). */
+function buildAllGroups(svc: LoadedService): void {
+  const routes = svc.groups?.takeAll();
+  if (routes?.length) addRoutes(svc, routes);
+}
+
+function addRoutes(svc: LoadedService, routes: Route[]): void {
+  const plain = plainTable(routes);
+  if (!plain) svc.plain = undefined;
+  else if (svc.plain) for (const [method, list] of plain) svc.plain.set(method, [...(svc.plain.get(method) ?? []), ...list]);
+  sortRoutes(routes, svc.pending, svc.ungrouped, svc.router);
+}
+
+/** Each route into its group's pending list (or the router, once it is made), or the routes no group holds. */
+function sortRoutes(routes: readonly Route[], pending: Map<string, Route[]>, ungrouped: Route[], router?: RouterInstance): void {
+  for (const route of routes) {
+    const group = routeGroup(route.path);
+    if (router) register(router, route);
+    else if (group === undefined) ungrouped.push(route);
+    else if (pending.has(group)) pending.get(group)!.push(route);
+    else pending.set(group, [route]);
+  }
 }
 
 let routerModule: Promise<typeof Router> | undefined;
@@ -72,15 +121,15 @@ export function registerRoutesFor(svc: LoadedService, pathname: string): void {
     registerAllRoutes(svc);
     return;
   }
-  const key = `/${pathname.split('/').filter(Boolean).slice(0, GROUP_SEGMENTS).join('/')}`;
-  const group = svc.pending.get(key);
+  const group = svc.pending.get(pathGroup(pathname));
   if (!group) return;
-  svc.pending.delete(key);
+  svc.pending.delete(pathGroup(pathname));
   for (const route of group) register(built(svc), route);
 }
 
 /** Registers every route still pending; true when there were any. */
 export function registerAllRoutes(svc: LoadedService): boolean {
+  buildAllGroups(svc);
   if (svc.pending.size === 0) return false;
   const groups = [...svc.pending.values()];
   svc.pending.clear();
@@ -150,13 +199,8 @@ export class MockRuntime {
     const instance = await mod.create(this.ctx);
     const pending = new Map<string, Route[]>();
     const ungrouped: Route[] = [];
-    for (const route of instance.routes) {
-      const group = routeGroup(route.path);
-      if (group === undefined) ungrouped.push(route);
-      else if (pending.has(group)) pending.get(group)!.push(route);
-      else pending.set(group, [route]);
-    }
-    return { instance, ungrouped, hits: new Map(), pending, plain: plainTable(instance.routes) };
+    sortRoutes(instance.routes, pending, ungrouped);
+    return { instance, ungrouped, hits: new Map(), pending, plain: plainTable(instance.routes), groups: instance.routeGroups };
   }
 
   /** Makes the next `times` (default 1) matching requests fail (test mode). */
@@ -174,7 +218,7 @@ export class MockRuntime {
       registerAllRoutes(svc);
       await addMoreRoutes(svc);
       // in the service's own order (groups are registered as requests come), its on-demand routes last
-      const order = new Map(svc.instance.routes.map((route, i) => [route, i]));
+      const order = new Map([...(svc.groups?.all() ?? []), ...svc.instance.routes].map((route, i) => [route, i]));
       const registered = (router as unknown as { routes: Array<{ method: string; path: string; store: { route: Route } }> }).routes;
       const at = (r: (typeof registered)[number]) => order.get(r.store.route) ?? order.size;
       for (const r of [...registered].sort((a, b) => at(a) - at(b))) {

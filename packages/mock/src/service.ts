@@ -58,8 +58,23 @@ export interface ServiceInstance {
    * registers them before answering a request no other route matches, and before listing its routes.
    */
   moreRoutes?(): Promise<Route[]>;
+  /** Routes built by their group only when a request's path is in it (beside `routes`, listed before them). */
+  routeGroups?: RouteGroups;
   /** Anything the service offers its siblings. */
   [extra: string]: unknown;
+}
+
+/**
+ * A service's routes by group, each group built on first need: a group is a path's first three segments
+ * (`/api/v3/labels`), all literal in each of its routes, so a path outside the group matches none of them.
+ */
+export interface RouteGroups {
+  /** The routes of the group `key`, built; undefined when it has none or was taken before. */
+  take(key: string): Route[] | undefined;
+  /** The routes of every group not taken yet, built. */
+  takeAll(): Route[];
+  /** Every grouped route (built), in the service's order. */
+  all(): Route[];
 }
 
 export interface ServiceModule {

@@ -19,7 +19,7 @@ export type ApplyOptions = OptionsOf<ReturnType<typeof applySpec>>;
 
 /** `opsctl tracker labels apply -f FILE`: plan from 1 list, print, then exactly the writes the plan needs. */
 export async function run(opts: ApplyOptions, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const key = spec.applyKey ?? 'name';
   const fields = spec.applyFields ?? [key];
   const createOnly = Object.entries(spec.fields)

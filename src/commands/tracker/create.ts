@@ -11,7 +11,7 @@ import { columns, resource, trackerClient } from './shared.js';
 export type CreateOptions = OptionsOf<ReturnType<typeof createSpec>>;
 
 export async function run(opts: CreateOptions, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), dataFileReader(ctx, DATA_FORMS));
   const client = await trackerClient(ctx, spec);
   const body = await buildBody(spec, 'create', opts.fields, data, client.names);

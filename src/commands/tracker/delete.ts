@@ -7,7 +7,7 @@ import type { OptionsOf } from '../spec.js';
 import type { deleteSpec } from './delete.spec.js';
 
 export async function run(opts: OptionsOf<ReturnType<typeof deleteSpec>>, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const client = await trackerClient(ctx, spec);
   const id = await resolveId(spec, opts.id, client.names);
   // name what goes (a read, never a write); a resource without `get` is named by its id alone

@@ -14,7 +14,7 @@ export type ExportOptions = OptionsOf<ReturnType<typeof exportSpec>>;
  * against the same one, plans nothing. One list request.
  */
 export async function run(opts: ExportOptions, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const client = await trackerClient(ctx, spec);
   const records = await client.list<Record<string, unknown>>(spec);
   const createOnly = Object.entries(spec.fields)

@@ -1,4 +1,5 @@
-import { argRef, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
+import { argRef } from '../../tracker/refs.js';
+import type { ExtraVerb, ResourceSpec } from '../../tracker/resources.js';
 import { CONFIRM_HELP } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
 import { fieldFlags } from './lib/field-flags.js';

@@ -6,7 +6,7 @@ import { formatTable, type CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
 import { assertValid, flagAttr, flagName, flagValue, flagsToBody, DATA_FORMS, readDataFlag, resolveArg } from '../../tracker/input.js';
 import { cappedNotice, fetchList, moreNotice } from '../../tracker/paging.js';
-import { extraByName } from '../../tracker/resources.js';
+import { extraByName } from '../../tracker/refs.js';
 import { columns, pageFlags, resource, trackerClient } from './shared.js';
 
 /** The options of `extraSpec` (its arguments are the row's, so they are read by position: `arg0`, `arg1`, …). */
@@ -23,7 +23,7 @@ export interface ExtraOptions {
 
 /** Any verb of the table beyond CRUD: fills the path from the arguments, sends query or body, pages lists. */
 export async function run(opts: ExtraOptions, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const extra = extraByName(spec, opts.verb);
   if (!extra) throw new UsageError(`unknown verb "${opts.verb}" for tracker ${spec.name}`);
   const given = (extra.args ?? []).map((_a, i) => opts[`arg${i}`] ?? '');

@@ -7,7 +7,7 @@ import type { OptionsOf } from '../spec.js';
 import type { getSpec } from './get.spec.js';
 
 export async function run(opts: OptionsOf<ReturnType<typeof getSpec>>, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const client = await trackerClient(ctx, spec);
   const id = await resolveId(spec, opts.id, client.names);
   const item = await client.get(spec, id);

@@ -6,7 +6,8 @@ import { ApiError, InterruptedError, OpsError, PartialError, UsageError } from '
 import { plural } from '../../core/problems.js';
 import { formatTable, type CommandResult } from '../../core/output.js';
 import { assertValid } from '../../tracker/input.js';
-import { stories, workflows } from '../../tracker/resources.js';
+import { stories } from '@opsctl/shared/tracker/resources/stories.js';
+import { workflows } from '@opsctl/shared/tracker/resources/workflows.js';
 import { chunks, csvRecords, importItems, planImport } from '../../tracker/story-import.js';
 import { resolveState, type WorkflowRef } from '../../tracker/workflow-states.js';
 import { columns, handleInterrupts, trackerClient } from './shared.js';

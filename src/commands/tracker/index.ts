@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../core/errors.js';
-import { RESOURCES, type ExtraVerb, type ResourceSpec } from '../../tracker/resources.js';
+import { RESOURCE_INDEX } from '@opsctl/shared/tracker/resource-index.js';
+import type { ExtraVerb, ResourceSpec } from '../../tracker/resources.js';
 import { examples } from '../action.js';
+import { resource } from './shared.js';
 import { NOUN_SUMMARIES } from '../nouns.js';
 import { addLazyVerbs, addVerb, type VerbSpec } from '../spec.js';
 import { applySpec } from './apply.spec.js';
@@ -18,10 +20,12 @@ import { moveSpec } from './move.spec.js';
 import { updateSpec } from './update.spec.js';
 import { uploadSpec } from './upload.spec.js';
 
-/** The one confirmation rule of every destructive verb (src/core/confirm.ts), as its help says it. */
-
-/** `opsctl tracker <resource> <verb>`, generated from the resource table. */
-export function register(program: Command, ctx: Context, { wholeTree = false }: { wholeTree?: boolean } = {}): void {
+/** `opsctl tracker <resource> <verb>`, generated from the resource table (each row its own module). */
+export async function register(
+  program: Command,
+  ctx: Context,
+  { wholeTree = false, argv = [] }: { wholeTree?: boolean; argv?: readonly string[] } = {},
+): Promise<void> {
   const tracker = program.command('tracker').description(NOUN_SUMMARIES.tracker);
   examples(
     tracker,
@@ -30,21 +34,22 @@ export function register(program: Command, ctx: Context, { wholeTree = false }: 
     'opsctl tracker epics create --name "Q3 launch"',
     'opsctl tracker search stories --query login --all',
   );
-  // Each resource's verbs are built when that resource is dispatched (a tracker command builds one
-  // resource, not all 21), or all of them at once when the whole tree is wanted (completion, help).
-  const fills = new Map<string, () => void>();
-  for (const spec of RESOURCES) {
-    const verbs = [...spec.verbs, ...(spec.extras ?? []).map((e) => e.name)];
-    const noun = tracker.command(spec.name).description(spec.description ?? `${spec.name}: ${verbs.join(', ')}`);
-    let filled = false;
-    fills.set(spec.name, () => {
-      if (filled) return;
-      filled = true;
-      registerVerbs(noun, spec, ctx, { lazy: !wholeTree });
-    });
+  // Each resource's verbs are built from its row (its own module) when that resource is dispatched (a tracker
+  // command loads and builds one resource, not all 23), or all of them when the whole tree is wanted (completion,
+  // help); until then a resource is its name and help line (resource-index.ts).
+  // A command line whose word right after `tracker` names a resource is dispatched to that resource by commander
+  // (no option between them to take it as a value), so it alone is added; any other adds every resource's line
+  // (the noun's help, commander's suggestion for a misspelt one).
+  const word = argv[argv.indexOf('tracker') + 1];
+  const named = wholeTree ? undefined : RESOURCE_INDEX.find((r) => r.name === word);
+  const fills = new Map<string, () => Promise<void>>();
+  for (const { name, summary } of named ? [named] : RESOURCE_INDEX) {
+    const noun = tracker.command(name).description(summary);
+    let filled: Promise<void> | undefined;
+    fills.set(name, () => (filled ??= resource(name).then((spec) => registerVerbs(noun, spec, ctx, { lazy: !wholeTree }))));
   }
   tracker.hook('preSubcommand', (_t, sub) => fills.get(sub.name())?.());
-  if (wholeTree) fills.forEach((fill) => fill());
+  if (wholeTree) for (const fill of fills.values()) await fill();
 }
 
 /**
@@ -52,7 +57,7 @@ export function register(program: Command, ctx: Context, { wholeTree = false }: 
  * summary) whose arguments and flags are built when it is dispatched to or its resource's --help printed, so a
  * command builds the one verb it runs.
  */
-export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context, { lazy }: { lazy: boolean }): void {
+export async function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context, { lazy }: { lazy: boolean }): Promise<void> {
   const add = (verbs: readonly VerbSpec[]) => (lazy ? addLazyVerbs(noun, ctx, verbs) : verbs.forEach((v) => addVerb(noun, ctx, v)));
   add([
     ...(spec.verbs.includes('list') ? [listSpec(spec)] : []),
@@ -64,11 +69,13 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context, {
   if (!spec.verbs.includes('list') && !(spec.extras ?? []).some((e) => e.name === 'list')) {
     // no list endpoint in the contract: a hidden `list` that says what to use instead
     const list = noun.command('list', { hidden: true }).description(`there is no list of ${spec.name}: says what to use instead`);
-    examples(list, ...listInstead(spec).ways);
+    const { RESOURCES } = await import('../../tracker/resources.js');
+    const instead = listInstead(spec, RESOURCES);
+    examples(list, ...instead.ways);
     list.action(() => {
       throw new UsageError(`tracker ${spec.name} has no list: the API has no endpoint that lists every ${spec.singular}`, {
         code: 'no_list',
-        hint: listInstead(spec).hint,
+        hint: instead.hint,
       });
     });
   }
@@ -76,9 +83,9 @@ export function registerVerbs(noun: Command, spec: ResourceSpec, ctx: Context, {
 }
 
 /** Where the records of a resource without `list` can be listed: other resources' verbs of that name, search, get. */
-function listInstead(spec: ResourceSpec): { ways: string[]; hint: string } {
+function listInstead(spec: ResourceSpec, table: readonly ResourceSpec[]): { ways: string[]; hint: string } {
   const ways: string[] = [];
-  for (const other of RESOURCES) {
+  for (const other of table) {
     for (const e of other.extras ?? []) {
       if (e.name !== spec.name || e.result !== 'list' || e.method !== 'GET') continue;
       const args = (e.args ?? []).map((a) => (a.type === 'uuid' ? 'UUID' : 'ID')).join(' ');

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import type { CommandResult } from '../../core/output.js';
-import { keyResults, objectives } from '../../tracker/resources.js';
+import { keyResults } from '@opsctl/shared/tracker/resources/key-results.js';
+import { objectives } from '@opsctl/shared/tracker/resources/objectives.js';
 import { columns, trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';
 import type { keyResultsSpec } from './key-results.spec.js';

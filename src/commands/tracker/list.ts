@@ -9,7 +9,7 @@ import { columns, pageFlags, resource, trackerClient } from './shared.js';
 export type ListOptions = OptionsOf<ReturnType<typeof listSpec>>;
 
 export async function run(opts: ListOptions, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const paging = pageFlags(opts);
   const client = await trackerClient(ctx, spec);
   const query: Record<string, string | number | boolean> = {};

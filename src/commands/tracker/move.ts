@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
 import { ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
-import { stories, workflows } from '../../tracker/resources.js';
+import { stories } from '@opsctl/shared/tracker/resources/stories.js';
+import { workflows } from '@opsctl/shared/tracker/resources/workflows.js';
 import { resolveState, type WorkflowRef } from '../../tracker/workflow-states.js';
 import { trackerClient } from './shared.js';
 import type { OptionsOf } from '../spec.js';

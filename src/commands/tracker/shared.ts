@@ -2,17 +2,19 @@ import type { Context } from '../../context.js';
 import { UsageError, ValidationError } from '../../core/errors.js';
 import type { Column } from '../../core/output.js';
 import { TrackerClient } from '../../tracker/client.js';
-import { resourceByName, type ResourceSpec } from '../../tracker/resources.js';
+import { ROW_LOADERS } from '@opsctl/shared/tracker/resource-index.js';
+import type { ResourceSpec } from '../../tracker/resources.js';
 
 /** The tracker client; its errors carry a hint naming the resource's commands. */
 export async function trackerClient(ctx: Context, resource?: ResourceSpec): Promise<TrackerClient> {
   return new TrackerClient(await ctx.http('tracker'), resource);
 }
 
-export function resource(name: string): ResourceSpec {
-  const spec = resourceByName(name);
-  if (!spec) throw new UsageError(`unknown tracker resource "${name}"`);
-  return spec;
+/** The row of the resource a verb is bound to, its module alone (not the whole table). */
+export async function resource(name: string): Promise<ResourceSpec> {
+  const load = ROW_LOADERS.get(name);
+  if (!load) throw new UsageError(`unknown tracker resource "${name}"`);
+  return load();
 }
 
 /** Table columns; `a.b` reads a nested field. */

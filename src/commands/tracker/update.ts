@@ -11,7 +11,7 @@ import type { updateSpec } from './update.spec.js';
 export type UpdateOptions = OptionsOf<ReturnType<typeof updateSpec>>;
 
 export async function run(opts: UpdateOptions, ctx: Context): Promise<CommandResult> {
-  const spec = resource(opts.resource);
+  const spec = await resource(opts.resource);
   const data = await readDataFlag(opts.data, () => ctx.io.readStdin(), dataFileReader(ctx, DATA_FORMS));
   const client = await trackerClient(ctx, spec);
   const id = await resolveId(spec, opts.id, client.names);

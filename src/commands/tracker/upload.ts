@@ -7,7 +7,7 @@ import type { Context } from '../../context.js';
 import { ApiError, InterruptedError, NetworkError, OpsError, PartialError, UsageError, ValidationError } from '../../core/errors.js';
 import type { CommandResult } from '../../core/output.js';
 import { API_PREFIX } from '../../tracker/client.js';
-import { files as spec } from '../../tracker/resources.js';
+import { files as spec } from '@opsctl/shared/tracker/resources/files.js';
 import { formatSize, parseSize } from '@opsctl/shared/size.js';
 import { planBatches, UPLOAD_REQUEST_LIMIT_BYTES } from '../../tracker/upload.js';
 import { columns, handleInterrupts, trackerClient } from './shared.js';

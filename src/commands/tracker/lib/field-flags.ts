@@ -1,7 +1,7 @@
 import type { FieldSpec } from '../../../tracker/fields.js';
 import { flagAttr } from '../../../tracker/input.js';
 import { refHelp, refPlaceholder } from '../../../tracker/names.js';
-import { fieldRef } from '../../../tracker/resources.js';
+import { fieldRef } from '../../../tracker/refs.js';
 import type { BooleanFlag, FieldsFlag, StringFlag } from '../../spec.js';
 
 /**

@@ -1,4 +1,5 @@
-import { documents as spec, epics } from '@opsctl/shared/tracker/resources.js';
+import { documents as spec } from '@opsctl/shared/tracker/resources/documents.js';
+import { epics } from '@opsctl/shared/tracker/resources/epics.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, find, intParam, intQuery, boolQuery, tracker, uuidParam, type TrackerState } from './common.js';

@@ -1,4 +1,5 @@
-import { epics, health as healthSpec } from '@opsctl/shared/tracker/resources.js';
+import { epics } from '@opsctl/shared/tracker/resources/epics.js';
+import { health as healthSpec } from '@opsctl/shared/tracker/resources/health.js';
 import { reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, find, intParam, newGlobalId, nextId, nowIso, tracker, uuidParam, validate, type TrackerState } from './common.js';

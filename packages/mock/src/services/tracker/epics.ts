@@ -1,4 +1,4 @@
-import { epics as spec } from '@opsctl/shared/tracker/resources.js';
+import { epics as spec } from '@opsctl/shared/tracker/resources/epics.js';
 import { reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assign, boolQuery, ensureLabels, find, intParam, intQuery, move, tracker, unprocessable, type TrackerState } from './common.js';

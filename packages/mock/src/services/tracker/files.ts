@@ -1,4 +1,5 @@
-import { files, linkedFiles } from '@opsctl/shared/tracker/resources.js';
+import { files } from '@opsctl/shared/tracker/resources/files.js';
+import { linkedFiles } from '@opsctl/shared/tracker/resources/linked-files.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, maxUploadBytes, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';

@@ -1,4 +1,4 @@
-import { groups } from '@opsctl/shared/tracker/resources.js';
+import { groups } from '@opsctl/shared/tracker/resources/groups.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, find, intQuery, tracker, uuidParam, type TrackerState } from './common.js';

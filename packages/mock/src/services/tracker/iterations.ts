@@ -1,4 +1,5 @@
-import { iterations, projects } from '@opsctl/shared/tracker/resources.js';
+import { iterations } from '@opsctl/shared/tracker/resources/iterations.js';
+import { projects } from '@opsctl/shared/tracker/resources/projects.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, ensureLabels, find, intParam, tracker, unprocessable, type TrackerState } from './common.js';

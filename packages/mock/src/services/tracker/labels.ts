@@ -1,4 +1,4 @@
-import { labels as spec } from '@opsctl/shared/tracker/resources.js';
+import { labels as spec } from '@opsctl/shared/tracker/resources/labels.js';
 import { MockError, reply } from '../../http.js';
 import { hasDuplicates, lookup } from '../../indexes.js';
 import type { Route, ServiceContext } from '../../service.js';

@@ -1,4 +1,8 @@
-import { customFields, entityTemplates, members, repositories, webhooks } from '@opsctl/shared/tracker/resources.js';
+import { customFields } from '@opsctl/shared/tracker/resources/custom-fields.js';
+import { entityTemplates } from '@opsctl/shared/tracker/resources/entity-templates.js';
+import { members } from '@opsctl/shared/tracker/resources/members.js';
+import { repositories } from '@opsctl/shared/tracker/resources/repositories.js';
+import { webhooks } from '@opsctl/shared/tracker/resources/webhooks.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assertFeature, assign, boolQuery, find, move, newGlobalId, tracker, unprocessable, type TrackerState } from './common.js';

@@ -1,4 +1,7 @@
-import { categories, keyResults, milestones, objectives } from '@opsctl/shared/tracker/resources.js';
+import { categories } from '@opsctl/shared/tracker/resources/categories.js';
+import { keyResults } from '@opsctl/shared/tracker/resources/key-results.js';
+import { milestones } from '@opsctl/shared/tracker/resources/milestones.js';
+import { objectives } from '@opsctl/shared/tracker/resources/objectives.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, find, intParam, move, nextId, tracker, unprocessable, type TrackerState } from './common.js';

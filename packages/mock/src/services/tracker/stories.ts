@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { stories as spec } from '@opsctl/shared/tracker/resources.js';
+import { stories as spec } from '@opsctl/shared/tracker/resources/stories.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, APP_URL, assign, boolQuery, ensureLabels, find, intParam, move, nextId, nowIso, tracker, unprocessable, type TrackerState } from './common.js';

@@ -1,4 +1,4 @@
-import { stories as spec } from '@opsctl/shared/tracker/resources.js';
+import { stories as spec } from '@opsctl/shared/tracker/resources/stories.js';
 import { MockError, reply, type MockRequest } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, assign, ensureLabels, find, intParam, nowIso, tracker, unprocessable, validate, validateAs, type TrackerState } from './common.js';

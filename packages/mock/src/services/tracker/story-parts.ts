@@ -1,4 +1,5 @@
-import { stories, storyLinks } from '@opsctl/shared/tracker/resources.js';
+import { stories } from '@opsctl/shared/tracker/resources/stories.js';
+import { storyLinks } from '@opsctl/shared/tracker/resources/story-links.js';
 import { MockError, reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, find, intParam, move, nextId, nowIso, tracker, unprocessable, validate, type TrackerState } from './common.js';

@@ -1,4 +1,4 @@
-import { workflows as spec } from '@opsctl/shared/tracker/resources.js';
+import { workflows as spec } from '@opsctl/shared/tracker/resources/workflows.js';
 import { reply } from '../../http.js';
 import type { Route, ServiceContext } from '../../service.js';
 import { API, intParam, notFound, tracker, type TrackerState } from './common.js';
