@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { until } from '../helpers/kv.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 /**
@@ -34,12 +35,12 @@ describe('opsctl version (the kubectl and etcdctl word)', () => {
 // Debian's etcd 3.4 and its etcdctl (the simulated members serve no leases)
 const etcd = existsSync('/usr/bin/etcd') && existsSync('/usr/bin/etcdctl');
 describe.runIf(etcd)('kv lease grant: one line piped, as etcdctl prints it (a sandbox of real etcd 3.4)', () => {
+  let c: SimulatedTestCluster | undefined;
   beforeAll(async () => {
-    const up = await runBin(['kv', 'sandbox', 'up', '--members', '1', '--etcd-bin', '/usr/bin'], { env, timeout: 120_000 });
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 1, etcdBin: '/usr/bin', configDir: cfg.dir });
   }, 150_000);
   afterAll(async () => {
-    await runBin(['kv', 'sandbox', 'down'], { env, timeout: 120_000 });
+    await c?.destroy();
   }, 150_000);
 
   it('piped: "lease <16 hex> granted with TTL(60s)" and nothing else; --json and --jq .id the fields; on a terminal the id and TTL as a record', async () => {
@@ -127,13 +128,13 @@ describe.runIf(Boolean(v35))("etcdctl's order and outputs: flags before the verb
   const own = tempConfigDir('opsctl-habits-etcdctl-35-');
   const env35 = { OPSCTL_CONFIG_DIR: own.dir, NO_COLOR: '1' };
   let ep = '';
+  let c: SimulatedTestCluster | undefined;
   beforeAll(async () => {
-    const up = await runBin(['kv', 'sandbox', 'up', '--members', '1', '--etcd-bin', v35!], { env: env35, timeout: 120_000 });
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 1, etcdBin: v35!, configDir: own.dir });
     ep = new URL(String((await runBin(['kv', 'sandbox', 'status', '--jq', '.[0].endpoint'], { env: env35 })).stdout).trim()).host;
   }, 150_000);
   afterAll(async () => {
-    await runBin(['kv', 'sandbox', 'down'], { env: env35, timeout: 120_000 });
+    await c?.destroy();
     own.cleanup();
   }, 150_000);
 

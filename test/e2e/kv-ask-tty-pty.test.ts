@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { readJournal } from '../helpers/kv.js';
+import { readJournal, startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 /**
@@ -34,15 +34,17 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT) 
     const servers = async () => (JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string }>).map((v) => v.server);
     const UP = ['kv', 'upgrade', '--to', '3.3', '--settle', '0s', '--poll-interval', '50ms'];
 
+    let c: SimulatedTestCluster | undefined;
+
     beforeAll(async () => {
-      expect((await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms')).exitCode).toBe(0);
+      c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: cfg.dir });
       for (let i = 0; i < 3; i++) expect((await opsctl('kv', 'put', `k${i}`, `v${i}`)).exitCode).toBe(0);
     }, 300_000);
     afterEach(() => {
       for (const s of sessions.splice(0)) s.kill();
     });
     afterAll(async () => {
-      await opsctl('kv', 'sandbox', 'down');
+      await c?.destroy();
       cfg.cleanup();
       rmSync(logs, { recursive: true, force: true });
     }, 300_000);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * The ways back on real etcd (issue 28 item 4): a hop's restore point restored onto 3.5 with etcdutl,
@@ -39,11 +40,15 @@ function sandbox() {
   const cfg = tempConfigDir('opsctl-back-e2e-');
   const opsctl = (...args: string[]) =>
     execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 300_000 });
+  let c: SimulatedTestCluster | undefined;
   cleanup = async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cfg.cleanup();
   };
-  return { opsctl, dir: cfg.dir };
+  /** A 3-member sandbox of real etcd from `etcdBin` in this config dir (`extra`: more kv sandbox up flags). */
+  const up = async (etcdBin: string, ...extra: string[]) =>
+    void (c = await startCluster({ members: 'simulated', size: 3, etcdBin, configDir: cfg.dir, extra }));
+  return { opsctl, up, dir: cfg.dir };
 }
 
 const FAST = ['--poll-interval', '100ms'];
@@ -57,10 +62,9 @@ const rollbackUnproven = (bin: string, does: string) =>
 
 describe.runIf(ready)('kv restore on real etcd 3.5 and 3.6 (etcdutl), from a hop restore point of a ladder (the built binary)', () => {
   it('3.4 → 3.5.35 → 3.6.16, then a snapshot restored onto 3.6 and the 3.5 hop point onto 3.5: the keys of each point', async () => {
-    const { opsctl, dir } = sandbox();
+    const { opsctl, up, dir } = sandbox();
     // snapshot-count=2: the 3.5 members write a snapshot past the v2 entries 3.4 proposed (else etcdutl check v2store refuses 3.6)
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.4'], '--config', 'snapshot-count=2');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    await up(dirs['3.4'], '--config', 'snapshot-count=2');
     for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `early/${i}`, `v${i}`)).exitCode).toBe(0);
     const lad = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--target-bin', `3.5=${dirs['3.5']}`, '--target-bin', `3.6=${dirs['3.6']}`, ...FAST);
     expect(lad.exitCode, String(lad.stderr)).toBe(0);
@@ -106,9 +110,8 @@ describe.runIf(ready)('kv restore on real etcd 3.5 and 3.6 (etcdutl), from a hop
 
 describe.runIf(ready)("kv downgrade --to 3.5 on real etcd: a 3-member 3.6.16 cluster back to 3.5.35 with 3.6's downgrade API (the built binary)", () => {
   it('a 3.5 binary of the wrong version is refused first; then every member on 3.5.35, cluster version 3.5, keys intact', async () => {
-    const { opsctl } = sandbox();
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.6']);
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    const { opsctl, up } = sandbox();
+    await up(dirs['3.6']);
     for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `down/${i}`, `v${i}`)).exitCode).toBe(0);
     // the 3.4 binaries given as 3.5: refused before anything changes
     const wrong = await opsctl('kv', 'downgrade', '--to', '3.5', '--yes', '--target-bin', `3.5=${dirs['3.4']}`);
@@ -156,9 +159,8 @@ function files(dir: string) {
 if (process.env.OPSCTL_CRASH === 'all')
   describe.runIf(ready)('kv upgrade ladder on real etcd: opsctl killed (SIGKILL) in the middle of the 3.4 → 3.5 hop, and the re-run finishes', () => {
     it('3.4 → 3.5.35 → 3.6.16: killed right after the second member of the 3.4 → 3.5 hop spawned; the re-run resumes that hop and member', async () => {
-      const { opsctl, dir } = sandbox();
-      const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.4'], '--config', 'snapshot-count=2');
-      expect(up.exitCode, String(up.stderr)).toBe(0);
+      const { opsctl, up, dir } = sandbox();
+      await up(dirs['3.4'], '--config', 'snapshot-count=2');
       for (let i = 0; i < 10; i++) expect((await opsctl('kv', 'put', `kill/${i}`, `v${i}`)).exitCode).toBe(0);
       const bins = ['--target-bin', `3.5=${dirs['3.5']}`, '--target-bin', `3.6=${dirs['3.6']}`];
       // the run blocks right after its second member start (3.5.35 spawned, not yet recorded); SIGKILL lands there
@@ -204,9 +206,8 @@ if (process.env.OPSCTL_CRASH === 'all')
 if (process.env.OPSCTL_CRASH === 'all')
   describe.runIf(ready)('kv upgrade --on-failure rollback on real etcd, on the 3.5 → 3.6 hop (the built binary)', () => {
     it('a 3.6 binary that never comes up: the first member is put back on 3.5.35 with its data, exit 3, the cluster healthy on 3.5', async () => {
-      const { opsctl, dir } = sandbox();
-      const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.5'], '--config', 'snapshot-count=2');
-      expect(up.exitCode, String(up.stderr)).toBe(0);
+      const { opsctl, up, dir } = sandbox();
+      await up(dirs['3.5'], '--config', 'snapshot-count=2');
       for (let i = 0; i < 5; i++) expect((await opsctl('kv', 'put', `rb/${i}`, `v${i}`)).exitCode).toBe(0);
       // a release directory whose etcd says 3.6.16 but exits at once when started (a broken host binary)
       const broken = join(dir, 'broken-3.6');
@@ -229,9 +230,8 @@ if (process.env.OPSCTL_CRASH === 'all')
 
 describe.runIf(ready)('--on-failure rollback after the target took part in the cluster (real etcd 3.5.35 → 3.6, the built binary)', () => {
   it('a member that joined and took entries on its start is put back on 3.5 with the data that start left, not its older copy: no panic, no write lost', async () => {
-    const { opsctl, dir } = sandbox();
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs['3.5']);
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    const { opsctl, up, dir } = sandbox();
+    await up(dirs['3.5']);
     const sandboxDir = join(dir, 'data', 'kv', 'sandbox');
     // "3.6" whose first start on a member's own config file runs 3.5.35: the member joins, publishes itself and
     // takes the writer's entries (its peers count on them), then the wait sees the wrong version and fails it

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { until } from '../helpers/kv.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { execa } from 'execa';
 
 /** Bytes on disk, as kv backups lists them. */
@@ -37,8 +38,9 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
     expect(r.exitCode, String(r.stderr)).toBe(0);
     return JSON.parse(String(r.stdout)) as Row[];
   };
+  let c: SimulatedTestCluster | undefined;
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cleanup();
   }, 300_000);
 
@@ -48,7 +50,7 @@ describe('kv backups list / prune, and sandbox down removing its backups (built 
       expect(r.exitCode, `${args.join(' ')}: ${String(r.stderr)}`).toBe(0);
       return r;
     };
-    await ok('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2');
+    c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: dir });
     expect((await list()).length).toBe(0);
     await ok('kv', 'put', 'k1', 'v1');
     // the first with --keep-backups: its data-dir copies stay once the hop is done; the second's go then

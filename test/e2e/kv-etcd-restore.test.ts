@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { readJournal, until } from '../helpers/kv.js';
+import { readJournal } from '../helpers/kv.js';
 
 const releases = etcdReleaseDirs();
+type RealCluster = RealTestCluster['real'];
 
 /**
  * The way back on real etcd: a 3-member sandbox of etcd 3.2.32 (the local driver), an upgrade to
@@ -31,17 +32,18 @@ describe.runIf(releases)('kv restore and --on-failure rollback: real etcd 3.2.32
   const sandboxMembers = () =>
     JSON.parse(String(execFileSync('cat', [join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json')]))).members as Array<{ name: string; dataDir: string }>;
 
+  let sandbox: SimulatedTestCluster | undefined;
+
   beforeAll(async () => {
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32, '--json');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
-    endpoints = JSON.parse(String(up.stdout)).members.map((m: { endpoint: string }) => m.endpoint);
+    sandbox = await startCluster({ members: 'simulated', size: 3, etcdBin: releases!.v32, configDir: cfg.dir });
+    endpoints = sandbox.endpoints;
     for (let i = 0; i < 30; i++) etcdctl(releases!.v32, 'put', `before/${String(i).padStart(2, '0')}`, `value-${i}`);
     // A few overwrites: the snapshot's total key count (revisions) differs from its live keys.
     for (let i = 0; i < 5; i++) etcdctl(releases!.v32, 'put', 'before/00', `rewritten-${i}`);
   }, 300_000);
 
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await sandbox?.destroy();
     cfg.cleanup();
   }, 300_000);
 
@@ -159,6 +161,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
   const FAST = ['--poll-interval', '100ms', '--healthy-timeout', '60s', '--stop-timeout', '30s'];
   let certs: TestCerts;
   let c: RealCluster;
+  let cluster: RealTestCluster | undefined;
   let clusterFile: string;
   const servers = () =>
     Promise.resolve(
@@ -167,36 +170,34 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
 
   beforeAll(async () => {
     certs = makeTestCerts({ ips: ['127.0.0.1'] });
-    c = await realCluster({ size: 3, certs, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
-    for (const m of c.members) c.start(m, '3.2');
-    await until(
-      () => {
-        try {
-          c.etcdctl(releases!.v32, ['put', 'probe', '1']);
-          return true;
-        } catch {
-          return false;
-        }
+    cluster = await startCluster({
+      members: 'real',
+      size: 3,
+      tls: certs,
+      bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
+      version: '3.2',
+      configDir: cfg.dir,
+      // (a put, not a get: the probe key is one of the cluster's keys, the restore point counts it)
+      ready: (t) => putWorks(t.real, 'probe'),
+      file: (real) => {
+        const d = (x: string) => `${real.dir}/{name}/${x}`;
+        return {
+          extra: [
+            `backup: sh -c 'cp -a ${d('data')} ${d('data.bak-{run}')}'`,
+            `restoreBackup: sh -c 'mv ${d('data')} ${d('data.failed-{run}')} && cp -a ${d('data.bak-{run}')} ${d('data')}'`,
+            `restoreCheck: test -d ${d('data')}`,
+            `restore: sh -c 'mv ${d('data')} ${d('data.before-restore-{run}')} && ETCDCTL_API=3 exec ${releases!.v32}/etcdctl snapshot restore {snapshot} --name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d('data')}'`,
+          ],
+        };
       },
-      60_000,
-      'the 3.2.32 cluster',
-    );
-    for (let i = 0; i < 25; i++) c.etcdctl(releases!.v32, ['put', `before/${String(i).padStart(2, '0')}`, `value-${i}`]);
-    const d = (x: string) => `${c.dir}/{name}/${x}`;
-    clusterFile = join(cfg.dir, 'cluster.yaml');
-    writeCommandClusterFile(clusterFile, c, {
-      certs,
-      extra: [
-        `backup: sh -c 'cp -a ${d('data')} ${d('data.bak-{run}')}'`,
-        `restoreBackup: sh -c 'mv ${d('data')} ${d('data.failed-{run}')} && cp -a ${d('data.bak-{run}')} ${d('data')}'`,
-        `restoreCheck: test -d ${d('data')}`,
-        `restore: sh -c 'mv ${d('data')} ${d('data.before-restore-{run}')} && ETCDCTL_API=3 exec ${releases!.v32}/etcdctl snapshot restore {snapshot} --name {name} --initial-cluster {cluster} --initial-cluster-token {token} --initial-advertise-peer-urls {peer} --data-dir ${d('data')}'`,
-      ],
     });
+    c = cluster.real;
+    clusterFile = cluster.file;
+    for (let i = 0; i < 25; i++) c.etcdctl(releases!.v32, ['put', `before/${String(i).padStart(2, '0')}`, `value-${i}`]);
   }, 300_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await cluster?.destroy();
     certs?.cleanup();
     cfg.cleanup();
   });
@@ -263,23 +264,10 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
 
     // Another cluster's snapshot (a one-member 3.2.32 cluster, fewer revisions than this one: only
     // its member list, read from the file, gives it away) is refused with nothing stopped.
-    const other = await realCluster({ size: 1 });
+    const other = await startCluster({ members: 'real', size: 1, version: releases!.v32, ready: (t) => putWorks(t.real, 'x') });
     try {
-      other.start(other.members[0]!, releases!.v32);
-      await until(
-        () => {
-          try {
-            other.etcdctl(releases!.v32, ['put', 'x', '1']);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        60_000,
-        'the other cluster',
-      );
       const foreign = join(cfg.dir, 'foreign.db');
-      other.etcdctl(releases!.v32, ['snapshot', 'save', foreign]);
+      other.real.etcdctl(releases!.v32, ['snapshot', 'save', foreign]);
       const pids = c.members.map((m) => c.pid(m));
       const refused = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', foreign, '--yes');
       expect(refused.exitCode).toBe(1);
@@ -289,7 +277,7 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
       expect(String(refused.stderr)).toContain(rp.file);
       expect(c.members.map((m) => c.pid(m))).toEqual(pids);
     } finally {
-      other.destroy();
+      await other.destroy();
     }
 
     const dry = await opsctl('kv', 'restore', '--cluster', clusterFile, '--snapshot', rp.file, '--dry-run');
@@ -306,3 +294,13 @@ describe.runIf(releases)('kv restore and --on-failure rollback through the comma
     for (const m of c.members) expect(readdirSync(m.dir).filter((f) => f.startsWith('data.before-restore-'))).toHaveLength(1);
   }, 300_000);
 });
+
+/** A put of `key` through 3.2.32's etcdctl works: the cluster is up (the key is kept). */
+function putWorks(real: RealCluster, key: string): boolean {
+  try {
+    real.etcdctl(releases!.v32, ['put', key, '1']);
+    return true;
+  } catch {
+    return false;
+  }
+}

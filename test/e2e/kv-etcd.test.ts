@@ -7,6 +7,7 @@ import { KvSession } from '../../src/kv/cluster/session.js';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 const hasEtcd = requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdctl', '/usr/bin/etcdctl');
 
@@ -15,15 +16,15 @@ describe.runIf(hasEtcd)('kv against real etcd (the built binary, a 3-member sand
   const env = { OPSCTL_CONFIG_DIR: dir };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 120_000 });
   let endpoints: string[] = [];
+  let c: SimulatedTestCluster | undefined;
 
   beforeAll(async () => {
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', '/usr/bin', '--json');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
-    endpoints = JSON.parse(String(up.stdout)).members.map((m: { endpoint: string }) => m.endpoint);
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: '/usr/bin', configDir: dir });
+    endpoints = c.endpoints;
   }, 300_000);
 
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cleanup();
   }, 300_000);
 

@@ -10,6 +10,7 @@ import { JournalInvalid, readJournal } from '../../src/kv/journal/read.js';
 import { MEMBER_STEPS, type UpgradePlan } from '../../src/kv/cluster/types.js';
 import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * Journals checked against their plan: a seeded fuzz over mutations of real and synthetic journals
@@ -291,15 +292,15 @@ function midUpgrade() {
   const journals = join(cfg.dir, 'data', 'kv', 'journals');
   // The sandbox's cluster (a new sandbox has new ports: a new key).
   const journalFile = () => join(journals, `${clusterKey(sandbox().members.map((m) => m.endpoint))}.json`);
+  let c: SimulatedTestCluster | undefined;
   return {
     cfg,
     opsctl,
     journalFile,
     async setUp(): Promise<Journal> {
-      await opsctl('kv', 'sandbox', 'down');
+      await c?.destroy();
       rmSync(journals, { recursive: true, force: true });
-      const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--timeout', '120s');
-      expect(up.exitCode, String(up.stderr)).toBe(0);
+      c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: cfg.dir, extra: ['--timeout', '120s'] });
       const child = execa(process.execPath, [PAUSED, 'kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '100ms'], {
         reject: false,
         env: { ...env, OPSCTL_PAUSE: 'pause:after-record:#2' },

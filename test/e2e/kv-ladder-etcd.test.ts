@@ -8,6 +8,7 @@ import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { followLadder, startLoad } from '../helpers/kv-load.js';
 import { walV2Census } from '../../src/kv/wal/v2-data.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /** Real binaries of every hop: 3.2.32/3.3.27 (global setup), Debian's 3.4, 3.5.35, 3.6.16 and 3.7.3 built by scripts/etcd-build.sh. */
 const BUILDS = process.env.OPSCTL_ETCD_BUILDS ?? '/var/tmp/opsctl-etcd-builds';
@@ -37,8 +38,10 @@ describe.runIf(ready)('kv upgrade --to 3.7 on real etcd: a 3-member 3.2.32 clust
   const cfg = tempConfigDir('opsctl-ladder-e2e-');
   const opsctl = (...args: string[]) =>
     execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 600_000 });
+  let c: SimulatedTestCluster | undefined;
+
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cfg.cleanup();
   });
 
@@ -47,8 +50,7 @@ describe.runIf(ready)('kv upgrade --to 3.7 on real etcd: a 3-member 3.2.32 clust
     // /health (as a load balancer or a liveness probe does): on 3.2-3.4 every /health is a v2 QGET
     // through raft, which the WAL keeps and 3.6 refuses to replay. opsctl's own checks ask none
     // (test/e2e/kv-load-ladder.test.ts counts them), but the probe's are there.
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32);
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: releases!.v32, configDir: cfg.dir });
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', `ladder/${i}`, `value ${i}`)).exitCode).toBe(0);
     const endpoints = (JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>).map((m) => m.endpoint);
     for (const e of endpoints) expect((await fetch(`${e}/health`)).status).toBe(200);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 /**
@@ -20,7 +21,7 @@ const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb
 const DRIVER = ['--stop-cmd', tpl('stop'), '--start-cmd', `setsid -w ${tpl('start', ' {version}')}`, '--running-cmd', tpl('running'), '--no-backup'];
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 const sessions: PtySession[] = [];
 /** Ends the held start (kvctl waiting on HOLD-START), which outlives the opsctl that ran it. */
 function endHeldStart(dir: string): void {
@@ -44,10 +45,8 @@ afterEach(async () => {
 
 describe.runIf(hasScript)('kv upgrade on a real terminal, interrupted while a member is down', () => {
   it('`| tee` closed by the Ctrl-C, then a second Ctrl-C: the terminal names the member down and the command that brings it back; that command finishes', async () => {
-    sb = kvSandbox();
+    sb = (await startCluster({ members: 'simulated', size: 3, version: '3.2' })).sandbox;
     const s = sb;
-    const up = await s.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-    expect(up.code, up.stderr).toBe(0);
     const endpoints = s
       .spec()
       .members.map((m: { endpoint: string }) => m.endpoint)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { followLadder, startLoad } from '../helpers/kv-load.js';
@@ -41,16 +41,26 @@ if (!ready) {
  */
 describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the built binary)', () => {
   const cfg = tempConfigDir('opsctl-kv-load-ladder-');
-  let c: RealCluster | undefined;
-  afterAll(() => {
-    c?.destroy();
+  let t: RealTestCluster | undefined;
+  afterAll(async () => {
+    await t?.destroy();
     cfg.cleanup();
   });
 
   it('gateway, opsctl client and etcdctl: 0 failed after the retry, 0 acknowledged writes lost, every hop under load', async () => {
-    c = await realCluster({ size: 3, snapshotCount: 'etcd', bins: { '3.2': releases!.v32, '3.3': releases!.v33, ...dirs } });
-    const cl = c;
-    for (const m of cl.members) cl.start(m, '3.2');
+    // the command driver with a backup template (each data dir copied on its host after the stop) and a trial template
+    t = await startCluster({
+      members: 'real',
+      size: 3,
+      snapshotCount: 'etcd',
+      bins: { '3.2': releases!.v32, '3.3': releases!.v33, ...dirs },
+      version: '3.2',
+      ready: 'version',
+      configDir: cfg.dir,
+      file: (real) => ({ extra: [`backup: cp -a ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`, 'trial: sh -s'] }),
+    });
+    const cl = t.real;
+    const file = t.file;
     const version = async (e: string) => {
       try {
         return ((await (await fetch(`${e}/version`, { signal: AbortSignal.timeout(2000) })).json()) as { etcdcluster?: string }).etcdcluster;
@@ -58,11 +68,6 @@ describe.runIf(ready)('kv upgrade --to 3.6 under client load (real etcd, the bui
         return undefined;
       }
     };
-    await until(async () => (await Promise.all(cl.endpoints.map(version))).every((v) => v === '3.2.0'), 60_000, 'the 3.2.32 cluster');
-    // the command driver with a backup template (each data dir copied on its host after the stop) and a trial template
-    const file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), cl, {
-      extra: [`backup: cp -a ${cl.dir}/{name}/data ${cl.dir}/{name}/data.bak-{run}`, 'trial: sh -s'],
-    });
     const census = () => cl.members.map((m) => walV2Census(join(m.dir, 'data')) as WalV2Census);
 
     const load = startLoad({ endpoints: cl.endpoints, clients: ['gateway', 'opsctl', 'etcdctl'], etcdctl: ETCDCTL });

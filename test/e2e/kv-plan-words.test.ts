@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { startCluster, type RealTestCluster } from '../framework/index.js';
+import { startCluster, type RealTestCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { until } from '../helpers/kv.js';
 
 /**
@@ -20,13 +20,14 @@ function sandbox(prefix: string, version: string) {
   const home = mkdtempSync(join(tmpdir(), `${prefix}home-`));
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', HOME: home };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 240_000 });
+  let c: SimulatedTestCluster | undefined;
   return {
     cfg,
     home,
     opsctl,
-    up: async () => expect((await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', version, '--heartbeat', '50ms')).exitCode).toBe(0),
+    up: async () => void (c = await startCluster({ members: 'simulated', size: 3, version, configDir: cfg.dir })),
     down: async () => {
-      await opsctl('kv', 'sandbox', 'down');
+      await c?.destroy();
       cfg.cleanup();
       rmSync(home, { recursive: true, force: true });
     },

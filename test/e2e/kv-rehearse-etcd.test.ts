@@ -7,6 +7,7 @@ import { tempConfigDir } from '../helpers/cli.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { execa } from 'execa';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * Issue 56 (kv-rehearse), on real binaries through the built binary: a fresh default 3.5.35 sandbox goes
@@ -47,13 +48,14 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
       }).length;
   const leftovers = () => readdirSync(tmp).filter((f) => f.startsWith('opsctl-rehearsal-'));
 
+  let c: SimulatedTestCluster | undefined;
+
   beforeAll(async () => {
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', dirs!.v35, '--json');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: dirs!.v35, configDir: dir });
     members = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')).members;
   }, 300_000);
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cleanup();
   }, 300_000);
 

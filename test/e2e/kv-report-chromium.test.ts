@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { PAUSED, runBin } from '../helpers/bin.js';
 import { chromiumSession, requireChromium } from '../helpers/chromium.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * `kv upgrade --report FILE.html` and `kv status --report FILE.html` through the built binary on a
@@ -16,16 +17,16 @@ import { tempConfigDir } from '../helpers/cli.js';
  */
 describe.runIf(requireChromium())('kv upgrade report (built binary, real Chromium)', () => {
   let cfg: ReturnType<typeof tempConfigDir>;
+  let c: SimulatedTestCluster | undefined;
   const kv = (...args: string[]) => runBin(['kv', ...args], { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 120_000 });
   const FAST = ['--settle', '0s', '--poll-interval', '25ms'];
 
   beforeEach(async () => {
     cfg = tempConfigDir('opsctl-kv-report-');
-    const up = await kv('sandbox', 'up', '--members', '3', '--version', '3.2');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: cfg.dir });
   });
   afterEach(async () => {
-    await kv('sandbox', 'down');
+    await c?.destroy();
     cfg.cleanup();
   });
 

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { readJournal } from '../helpers/kv.js';
+import { readJournal, startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 /**
@@ -23,9 +23,10 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT))
     };
     const servers = async () => (JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ server: string }>).map((v) => v.server);
     let rp: { file: string; revision: string };
+    let c: SimulatedTestCluster | undefined;
 
     beforeAll(async () => {
-      expect((await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms')).exitCode).toBe(0);
+      c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: cfg.dir });
       for (let i = 0; i < 5; i++) expect((await opsctl('kv', 'put', `k${i}`, `v${i}`)).exitCode).toBe(0);
       const up = await opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--settle', '0s', '--poll-interval', '50ms');
       expect(up.exitCode, String(up.stderr)).toBe(0);
@@ -36,7 +37,7 @@ describe.runIf(requireProgram('script (util-linux, for the pty tests)', SCRIPT))
       for (const s of sessions.splice(0)) s.kill();
     });
     afterAll(async () => {
-      await opsctl('kv', 'sandbox', 'down');
+      await c?.destroy();
       cfg.cleanup();
     }, 300_000);
 

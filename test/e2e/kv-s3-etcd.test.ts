@@ -4,6 +4,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { haveS3Server, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 
@@ -27,6 +28,7 @@ const ladder = haveS3Server() ? etcdLadderDirs() : undefined;
 describe.runIf(ladder)('kv snapshots in S3 from real etcd, and kv restore --from s3:// on real etcd (built binary)', () => {
   const { dir, cleanup } = tempConfigDir('opsctl-kv-s3-etcd-');
   let s3: S3Server;
+  let c: SimulatedTestCluster | undefined;
   const opsctl = (...args: string[]) => runBin(args, { env: { OPSCTL_CONFIG_DIR: dir, CI: '1', ...s3.env }, timeout: 300_000 });
   const ok = async (...args: string[]) => {
     const r = await opsctl(...args);
@@ -39,7 +41,7 @@ describe.runIf(ladder)('kv snapshots in S3 from real etcd, and kv restore --from
     s3 = await startS3Server();
     await s3.bucket('backups');
     // snapshot-count=2: the 3.5 members write a snapshot past the v2 entries 3.4 proposed (else etcdutl check v2store refuses 3.6)
-    await ok('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', ladder!.v34, '--config', 'snapshot-count=2');
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: ladder!.v34, configDir: dir, extra: ['--config', 'snapshot-count=2'] });
     for (let i = 0; i < 10; i++) await ok('kv', 'put', `early/${i}`, `v${i}`);
     // 6 values of 1 MiB: a snapshot of more than one 5 MiB part
     const value = join(dir, 'value.bin');
@@ -47,7 +49,7 @@ describe.runIf(ladder)('kv snapshots in S3 from real etcd, and kv restore --from
     for (let i = 0; i < 6; i++) await ok('kv', 'put', `big/${i}`, '--file', value);
   }, 300_000);
   afterAll(async () => {
-    await runBin(['kv', 'sandbox', 'down'], { env: { OPSCTL_CONFIG_DIR: dir } });
+    await c?.destroy();
     await s3?.stop();
     cleanup();
   }, 300_000);

@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { until } from '../helpers/kv.js';
 import { haveS3Server, READER, ROOT, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startS3Proxy } from '../helpers/s3-proxy.js';
@@ -28,6 +29,7 @@ interface Row {
 describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, built binary, simulated sandbox)', () => {
   const { dir, cleanup } = tempConfigDir('opsctl-kv-s3-');
   let s3: S3Server;
+  let c: SimulatedTestCluster | undefined;
   const opsctl = (args: string[], env: Record<string, string> = {}) => runBin(args, { env: { OPSCTL_CONFIG_DIR: dir, ...s3.env, ...env }, timeout: 180_000 });
   const ok = async (...args: string[]) => {
     const r = await opsctl(args);
@@ -57,10 +59,10 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     s3 = await startS3Server();
     await s3.bucket('backups');
     await s3.readOnlyBucket('readonly');
-    await ok('kv', 'sandbox', 'up', '--members', '3', '--version', '3.4');
+    c = await startCluster({ members: 'simulated', size: 3, version: '3.4', configDir: dir });
   }, 120_000);
   afterAll(async () => {
-    await runBin(['kv', 'sandbox', 'down'], { env: { OPSCTL_CONFIG_DIR: dir } });
+    await c?.destroy();
     await s3?.stop();
     cleanup();
   }, 120_000);

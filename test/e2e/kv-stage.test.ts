@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { fakeSshScript } from '../helpers/fake-ssh.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * The command driver's stage template (--stage-cmd, driver.stage), through the built binary: a
@@ -21,6 +22,7 @@ describe('kv upgrade --stage-cmd: the binary staged and checked on every host be
   const env = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', PATH: `${BIN}:${process.env.PATH ?? '/usr/bin:/bin'}` };
   const opsctl = (...args: string[]) => runBin(args, { env, timeout: 180_000 });
   let endpoints = '';
+  let c: SimulatedTestCluster | undefined;
   /** Each ssh call's remote command, in the order they ran. */
   const calls = () =>
     readdirSync(LOG)
@@ -31,14 +33,13 @@ describe('kv upgrade --stage-cmd: the binary staged and checked on every host be
     for (const d of [BIN, LOG]) mkdirSync(d);
     writeFileSync(join(BIN, 'ssh'), fakeSshScript('kv-stage', `{ for a in "$@"; do printf '%s\\0' "$a"; done; } >"${LOG}/$(date +%s%N).$$"`));
     chmodSync(join(BIN, 'ssh'), 0o755);
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: cfg.dir });
     const st = JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>;
     endpoints = st.map((m) => m.endpoint).join(',');
   }, 300_000);
 
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     rmSync(T, { recursive: true, force: true });
     cfg.cleanup();
   }, 300_000);

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { walV2Census } from '../../src/kv/wal/v2-data.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * The 3.5 → 3.6 hop on real etcd 3.5.35 whose members hold custom v2 content (a v2 key put through
@@ -25,15 +26,16 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
   const cfg = tempConfigDir('opsctl-v2store-e2e-');
   const opsctl = (...args: string[]) =>
     execa(process.execPath, [BIN, ...args], { reject: false, env: { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1' }, extendEnv: true, timeout: 240_000 });
+  let c: SimulatedTestCluster | undefined;
+
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cfg.cleanup();
   });
   const dataDirs = () => ['kv1', 'kv2', 'kv3'].map((m) => join(cfg.dir, 'data', 'kv', 'sandbox', m, 'data'));
 
   it('custom v2 content in the WAL (the WAL census counts it): with --no-fix-v2store, refused before any stop, naming each member, what etcdutl said and the --snapshot-count=1 fix', async () => {
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', v35, '--config', 'enable-v2=true');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: v35, configDir: cfg.dir, extra: ['--config', 'enable-v2=true'] });
     const status = JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string; id: string }>;
     const endpoint = status[0]!.endpoint;
     // a v2 key, put and deleted through the v2 API: custom v2 entries in every member's WAL
@@ -102,9 +104,8 @@ describe.runIf(ready)('kv upgrade --to 3.6: etcdutl check v2store on real 3.5.35
   }, 400_000);
 
   it('--fix-v2store is resumable: opsctl killed (SIGKILL) while a member runs on its edited config; the same command finishes the fix, puts every config back, then the hop', async () => {
-    await opsctl('kv', 'sandbox', 'down');
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', v35, '--config', 'enable-v2=true');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    await c?.destroy();
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: v35, configDir: cfg.dir, extra: ['--config', 'enable-v2=true'] });
     const endpoint = (JSON.parse(String((await opsctl('kv', 'status', '--json')).stdout)) as Array<{ endpoint: string }>)[0]!.endpoint;
     expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'PUT', body: new URLSearchParams({ value: 'old' }) })).status).toBe(201);
     expect((await fetch(`${endpoint}/v2/keys/legacy`, { method: 'DELETE' })).status).toBe(200);

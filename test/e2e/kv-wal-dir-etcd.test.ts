@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 import { walV2Replay } from '../../src/kv/wal/v2-data.js';
 
@@ -31,6 +32,7 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
   const failFile = join(cfg.dir, 'fail-left');
   const stops = (err: string) => (err.match(/: stop: stopped/g) ?? []).length;
   const FAST = ['--poll-interval', '100ms', '--healthy-timeout', '60s', '--settle', '0s'];
+  let c: SimulatedTestCluster | undefined;
 
   beforeAll(async () => {
     mkdirSync(wrapper);
@@ -50,17 +52,13 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
       { mode: 0o755 },
     );
     for (const tool of ['etcdctl', 'etcdutl']) symlinkSync(join(dirs!.v36, tool), join(wrapper, tool));
-    const up = await opsctl(
-      'kv',
-      'sandbox',
-      'up',
-      '--members',
-      '3',
-      '--etcd-bin',
-      dirs!.v35,
-      ...MEMBERS.flatMap((m) => ['--config', `${m}:wal-dir=${wal(m)}`]),
-    );
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({
+      members: 'simulated',
+      size: 3,
+      etcdBin: dirs!.v35,
+      configDir: cfg.dir,
+      extra: MEMBERS.flatMap((m) => ['--config', `${m}:wal-dir=${wal(m)}`]),
+    });
     for (let i = 0; i < 20; i++) expect((await opsctl('kv', 'put', `k/${i}`, `v${i}`)).exitCode).toBe(0);
     for (const m of MEMBERS) {
       expect(readdirSync(wal(m)).some((f) => f.endsWith('.wal'))).toBe(true);
@@ -69,7 +67,7 @@ describe.runIf(Boolean(dirs))('members with their own wal-dir, 3.5.35 → 3.6.16
   }, 180_000);
 
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cfg.cleanup();
     rmSync(walRoot, { recursive: true, force: true });
   });

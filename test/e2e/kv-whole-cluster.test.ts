@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBin } from '../helpers/bin.js';
 import { requireProgram } from '../helpers/e2e.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { startCluster, type KvSandbox } from '../framework/index.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
 /**
@@ -16,7 +17,7 @@ const KVCTL = new URL('../fixtures/kvctl.mjs', import.meta.url).pathname;
 const tpl = (verb: string, extra = '') => `"${process.execPath}" ${KVCTL} ${verb} {name}${extra}`;
 const DRIVER = ['--stop-cmd', tpl('stop'), '--start-cmd', tpl('start', ' {version}'), '--running-cmd', tpl('running'), '--no-backup'];
 
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: KvSandbox | undefined;
 const sessions: PtySession[] = [];
 afterEach(async () => {
   for (const s of sessions.splice(0)) s.kill();
@@ -25,9 +26,7 @@ afterEach(async () => {
 });
 
 async function sandbox(members = 3) {
-  sb = kvSandbox();
-  const up = await sb.kv('sandbox', 'up', '--members', String(members), '--kv-version', '3.2', '--heartbeat', '50ms');
-  expect(up.code, up.stderr).toBe(0);
+  sb = (await startCluster({ members: 'simulated', size: members, version: '3.2' })).sandbox;
   return sb;
 }
 const pids = (s: NonNullable<typeof sb>) => s.spec().members.map((m) => (existsSync(m.pidFile) ? Number(readFileSync(m.pidFile, 'utf8')) : 0));

@@ -7,6 +7,7 @@ import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { readJournal, until } from '../helpers/kv.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 
 /**
  * The whole cluster on real etcd (Debian's 3.4, a 3-member sandbox, the built binary): a member added
@@ -37,16 +38,17 @@ describe.runIf(hasEtcd)('kv upgrade counts the members the cluster lists (real e
     return { id: id!, peer };
   };
 
+  let c: SimulatedTestCluster | undefined;
+
   beforeAll(async () => {
     // Without the strict reconfig check etcd adds a member as soon as asked (with it, only once every
     // member has been connected for 5 s: a wait on the clock this test need not make).
-    const up = await opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', '/usr/bin', '--config', 'strict-reconfig-check=false', '--json');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    c = await startCluster({ members: 'simulated', size: 3, etcdBin: '/usr/bin', configDir: dir, extra: ['--config', 'strict-reconfig-check=false'] });
     members = JSON.parse(readFileSync(join(dir, 'data', 'kv', 'sandbox', 'sandbox.json'), 'utf8')).members;
   }, 300_000);
 
   afterAll(async () => {
-    await opsctl('kv', 'sandbox', 'down');
+    await c?.destroy();
     cleanup();
   }, 300_000);
 

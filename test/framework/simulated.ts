@@ -52,11 +52,24 @@ export async function upSandbox(version: string, ...extra: string[]): Promise<Kv
   return sandboxUp({ version, size: 3, extra });
 }
 
-/** A simulated sandbox of `size` members of `version` (heartbeat 50 ms; `extra` may name another), up, in its own config dir or `configDir`. */
-export async function sandboxUp(o: { version: string; size: number; extra?: string[]; configDir?: string }): Promise<KvSandbox> {
+/**
+ * A sandbox of `size` members, up, in its own config dir or `configDir`: simulated members of `version` (heartbeat
+ * 50 ms; `extra` may name another), or with `etcdBin` real etcd from that release directory (`--etcd-bin`, the
+ * sandbox's own timings).
+ */
+export async function sandboxUp(o: { version: string; size: number; extra?: string[]; configDir?: string } | SandboxOfEtcd): Promise<KvSandbox> {
   const sb = kvSandbox(o.configDir ? { configDir: o.configDir } : {});
-  const up = await sb.kv('sandbox', 'up', '--members', String(o.size), '--kv-version', o.version, '--heartbeat', '50ms', ...(o.extra ?? []));
+  const runs = 'etcdBin' in o ? ['--etcd-bin', o.etcdBin] : ['--kv-version', o.version, '--heartbeat', '50ms'];
+  const up = await sb.kv('sandbox', 'up', '--members', String(o.size), ...runs, ...(o.extra ?? []));
   if (up.code !== 0) await sb.down();
-  if (up.code !== 0) throw new Error(`kv sandbox up --kv-version ${o.version}: exit ${up.code}: ${up.stderr}`);
+  if (up.code !== 0) throw new Error(`kv sandbox up ${runs.join(' ')}: exit ${up.code}: ${up.stderr}`);
   return sb;
+}
+
+/** A sandbox whose members run real etcd from `etcdBin` (a release directory), not the simulator. */
+export interface SandboxOfEtcd {
+  etcdBin: string;
+  size: number;
+  extra?: string[];
+  configDir?: string;
 }

@@ -53,13 +53,20 @@ export interface RealStart extends Common, Omit<RealClusterOptions, 'certs' | 's
   ready?: Ready<RealTestCluster>;
 }
 
-export interface SimulatedStart extends Omit<Common, 'env'> {
+export type SimulatedStart = Omit<Common, 'env'> & {
   members: 'simulated';
-  /** The simulator's version (`kv sandbox up --kv-version`); heartbeat 50 ms. */
-  version: string;
   /** More `kv sandbox up` flags. */
   extra?: string[];
-}
+} & (
+    | {
+        /** The simulator's version (`kv sandbox up --kv-version`); heartbeat 50 ms. */
+        version: string;
+      }
+    | {
+        /** Instead of the simulator, the sandbox's members run real etcd from this release directory (`kv sandbox up --etcd-bin`): the local driver on real etcd. */
+        etcdBin: string;
+      }
+  );
 
 export interface ContainerStart extends Common {
   members: 'container';
@@ -199,7 +206,7 @@ function running(p: number | undefined): boolean {
 
 async function startSimulated(o: SimulatedStart): Promise<SimulatedTestCluster> {
   const sandbox = await sandboxUp({
-    version: o.version,
+    ...('etcdBin' in o ? { etcdBin: o.etcdBin } : { version: o.version }),
     size: o.size,
     ...(o.extra ? { extra: o.extra } : {}),
     ...(o.configDir ? { configDir: o.configDir } : {}),

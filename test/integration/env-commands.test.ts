@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { runBin } from '../helpers/bin.js';
 
 /** Bad environments around commands: cluster files, snapshot paths, profiles, busy ports, silent endpoints. */
@@ -24,14 +24,13 @@ function expectNoCrash(stderr: string): void {
 }
 
 describe('kv cluster files and snapshot paths (one simulated member)', () => {
-  const sb = kvSandbox();
+  let c: SimulatedTestCluster;
   let endpoint: string;
   beforeAll(async () => {
-    const up = await sb.kv('sandbox', 'up', '--members', '1', '--version', '3.2');
-    expect(up.code, up.stderr).toBe(0);
-    endpoint = sb.spec().members[0]!.endpoint;
+    c = await startCluster({ members: 'simulated', size: 1, version: '3.2' });
+    endpoint = c.members[0]!.clientUrl;
   }, 60_000);
-  afterAll(() => sb.down());
+  afterAll(() => c?.destroy());
 
   it("--cluster prod.yaml in the README's YAML form (flow mappings, comments) loads", async () => {
     const file = join(dir, 'prod.yaml');
@@ -39,7 +38,7 @@ describe('kv cluster files and snapshot paths (one simulated member)', () => {
       file,
       `# prod.yaml\nmembers:\n  - { name: infra1, endpoint: ${endpoint}, host: infra1 }\ndriver:\n  type: command\n  stop: ssh {host} sudo systemctl stop etcd\n  start: ssh {host} sudo systemctl start etcd@{version}\n  running: ssh {host} systemctl is-active --quiet etcd     # exit 0 while the process exists\n`,
     );
-    const r = await runCli(['kv', 'health', '--cluster', file, '--json'], { env: sb.env });
+    const r = await runCli(['kv', 'health', '--cluster', file, '--json'], { env: c.sandbox.env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('is not a function');
     expect(JSON.stringify(r.json())).toContain(endpoint);
@@ -48,7 +47,7 @@ describe('kv cluster files and snapshot paths (one simulated member)', () => {
   it('a cluster file that is not YAML is a usage error naming the file', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, 'members: [ {name: a\n');
-    const r = await runCli(['kv', 'health', '--cluster', file], { env: sb.env });
+    const r = await runCli(['kv', 'health', '--cluster', file], { env: c.sandbox.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(file);
     expect(r.stderr).not.toContain('is not a function');
@@ -57,7 +56,7 @@ describe('kv cluster files and snapshot paths (one simulated member)', () => {
 
   it('snapshot save into a directory that does not exist: refused, nothing created', async () => {
     const target = join(dir, 'no', 'such', 'dir', 'x.db');
-    const r = await runCli(['kv', 'snapshot', 'save', target], { env: sb.env });
+    const r = await runCli(['kv', 'snapshot', 'save', target], { env: c.sandbox.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(join(dir, 'no', 'such', 'dir'));
     expect(r.stderr).toContain('does not exist');
@@ -68,19 +67,19 @@ describe('kv cluster files and snapshot paths (one simulated member)', () => {
   it('snapshot save onto an existing file: refused without --force (file unchanged), replaced with it', async () => {
     const target = join(dir, 'backup.db');
     writeFileSync(target, 'precious');
-    const r = await runCli(['kv', 'snapshot', 'save', target], { env: sb.env });
+    const r = await runCli(['kv', 'snapshot', 'save', target], { env: c.sandbox.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('already exists');
     expect(r.stderr).toContain('--force');
     expect(readFileSync(target, 'utf8')).toBe('precious');
-    const forced = await runCli(['kv', 'snapshot', 'save', target, '--force'], { env: sb.env });
+    const forced = await runCli(['kv', 'snapshot', 'save', target, '--force'], { env: c.sandbox.env });
     expect(forced.code, forced.stderr).toBe(0);
     expect(readFileSync(target, 'utf8')).not.toBe('precious');
   });
 
   it('snapshot save to a path under a regular file: a message about the path, no --endpoint hint', async () => {
     writeFileSync(join(dir, 'afile'), '');
-    const r = await runCli(['kv', 'snapshot', 'save', join(dir, 'afile', 'x.db')], { env: sb.env });
+    const r = await runCli(['kv', 'snapshot', 'save', join(dir, 'afile', 'x.db')], { env: c.sandbox.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is a file, not a directory');
     expect(r.stderr).not.toContain('--endpoint');

@@ -6,7 +6,8 @@ import { pidAlive, readPid } from '../../src/kv/drivers/local.js';
 import { loadSandbox, localDriver } from '../../src/kv/sandbox/sandbox.js';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { BIN } from '../helpers/bin.js';
-import { kvSandbox, readJournal as readJournalAny, until } from '../helpers/kv.js';
+import { until } from '../helpers/kv.js';
+import { readJournal as readJournalAny, startCluster } from '../framework/index.js';
 
 // 6 rounds in the suite (about 35 s on a busy 2-core machine; each kind of kill lands in most runs, and each CI run
 // draws new points); `npm run test:gate` runs 40, OPSCTL_GATE_ROUNDS=100 a longer hunt before a release
@@ -43,12 +44,10 @@ describe('kv upgrade: randomized member kills with a writer (issue 27)', () => {
       sandboxes: 0,
     };
     while (stats.rounds < ROUNDS) {
-      const sb = kvSandbox();
       stats.sandboxes++;
+      const c = await startCluster({ members: 'simulated', size: 3, version: '3.2' });
       try {
-        const up = await sb.kv('sandbox', 'up', '--members', '3', '--kv-version', '3.2', '--heartbeat', '50ms');
-        expect(up.code, up.stderr).toBe(0);
-        const dataDir = join(sb.dir, 'data');
+        const dataDir = join(c.configDir, 'data');
         const members = () => loadSandbox(dataDir)!.members;
         const alive = (m: MemberSpec) => {
           const pid = readPid(m);
@@ -68,7 +67,7 @@ describe('kv upgrade: randomized member kills with a writer (issue 27)', () => {
         const w = writer(() => members().map((m) => m.endpoint));
         let finished = false;
         while (!finished && stats.rounds < ROUNDS) {
-          const r = await round(sb.dir, members, alive);
+          const r = await round(c.configDir, members, alive);
           stats.rounds++;
           stats.codes[r.code] = (stats.codes[r.code] ?? 0) + 1;
           stats.maxDown = Math.max(stats.maxDown, r.maxDown);
@@ -111,7 +110,7 @@ describe('kv upgrade: randomized member kills with a writer (issue 27)', () => {
         stats.lost += lost.length;
         expect(lost).toEqual([]);
       } finally {
-        await sb.down();
+        await c.destroy();
       }
     }
     process.stderr.write(`[kv gate rounds] ${JSON.stringify(stats)}\n`);

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/kv/sandbox/sandbox.js';
-import { kvSandbox, until } from '../helpers/kv.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { until } from '../helpers/kv.js';
 
 /**
  * kv sandbox up picks free ports below the ephemeral range, then its members bind them a moment later:
@@ -10,7 +13,7 @@ import { kvSandbox, until } from '../helpers/kv.js';
  * is in the new cluster yet, so sandbox up lays it out again on fresh ports. `--ports` hands the first
  * layout the ports to try.
  */
-let sb: ReturnType<typeof kvSandbox> | undefined;
+let sb: ReturnType<typeof ownSandbox> | undefined;
 let holder: ChildProcess | undefined;
 afterEach(async () => {
   holder?.kill('SIGKILL');
@@ -21,15 +24,31 @@ afterEach(async () => {
 
 const portOf = (url: string) => Number(new URL(url).port);
 
+/** This file's subject is `kv sandbox up` itself: a config dir of its own, opsctl kv in process there, and `down()` (the sandbox down, the dir gone). */
+function ownSandbox() {
+  const cfg = tempConfigDir('opsctl-kv-');
+  const env = { OPSCTL_CONFIG_DIR: cfg.dir };
+  const sandboxFile = join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json');
+  const kv = (...argv: string[]) => runCli(['kv', ...argv], { env });
+  return {
+    env,
+    kv,
+    spec: () => JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Array<{ name: string; endpoint: string; peerUrl?: string }> },
+    async down() {
+      if (existsSync(sandboxFile)) await kv('sandbox', 'down');
+      cfg.cleanup();
+    },
+  };
+}
+
 async function upWith(ports: number[]) {
-  sb = kvSandbox();
-  const { runCli } = await import('../helpers/cli.js');
-  return runCli(['kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms', '--ports', ports.join(',')], { env: sb.env });
+  sb = ownSandbox();
+  return sb.kv('sandbox', 'up', '--members', '3', '--version', '3.2', '--heartbeat', '50ms', '--ports', ports.join(','));
 }
 
 /** Every member healthy on its own, distinct ports. */
 async function healthyOnDistinctPorts(s: NonNullable<typeof sb>) {
-  const members = s.spec().members as Array<{ name: string; endpoint: string; peerUrl?: string }>;
+  const members = s.spec().members;
   const ports = members.flatMap((m) => [portOf(m.endpoint), portOf(m.peerUrl!)]);
   expect(new Set(ports).size).toBe(6);
   const st = await s.kv('status', '--json');

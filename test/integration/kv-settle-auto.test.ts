@@ -16,7 +16,7 @@ import { KvSession } from '../../src/kv/cluster/session.js';
 import { settleDecision } from '../../src/kv/upgrade/steps.js';
 import { type StepEnv } from '../../src/kv/upgrade/options.js';
 import { runBin } from '../helpers/bin.js';
-import { kvSandbox } from '../helpers/kv.js';
+import { startCluster } from '../framework/index.js';
 import { v2Other, v2Put, v3Put, walDir } from '../helpers/wal-bytes.js';
 
 /**
@@ -149,9 +149,9 @@ describe('--settle auto: measured, not guessed', () => {
 
 describe('--settle auto through the built binary (simulated members)', () => {
   it('3.3 → 3.4: the v2 data measured before the hop is carried in the journal; no wait after the last member', async () => {
-    const sb = kvSandbox();
+    const c = await startCluster({ members: 'simulated', size: 3, version: '3.3' });
+    const sb = c.sandbox;
     try {
-      expect((await sb.kv('sandbox', 'up', '--members', '3', '--version', '3.3', '--heartbeat', '50ms')).code).toBe(0);
       sb.fault({ v2Bytes: 20 * MB });
       const r = await runBin(['kv', 'upgrade', '--to', '3.4', '--yes', '--poll-interval', '50ms', '--healthy-timeout', '30s', '--json'], { env: sb.env });
       expect(r.exitCode, String(r.stderr)).toBe(0);
@@ -165,7 +165,7 @@ describe('--settle auto through the built binary (simulated members)', () => {
       expect(settles[2].detail).toMatch(/the last member of this hop: the settle is between members/);
       expect(sb.journal().v2.bytes).toBeGreaterThan(19 * MB);
     } finally {
-      await sb.down();
+      await c.destroy();
     }
   }, 180_000);
 });
