@@ -320,11 +320,21 @@ function midUpgrade() {
       await child;
       return JSON.parse(readFileSync(journalFile(), 'utf8')) as Journal;
     },
-    /** What a refusal must leave as it was: each member's PID file, and the versions. */
+    /**
+     * What a refusal must leave as it was: each member's PID file, and the versions, read once every member answers
+     * its version (the member started just before the kill may still be coming up: a moment's read is not the state).
+     */
     async state(): Promise<string> {
       const pids = sandbox().members.map((m) => `${m.name}:${readFileSync(m.pidFile, 'utf8').trim()}`);
-      const v = JSON.parse(String((await opsctl('kv', 'version', '--json')).stdout)) as Array<{ name: string; server: string }>;
-      return JSON.stringify({ pids, versions: v.map((x) => `${x.name}:${x.server}`) });
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const r = await opsctl('kv', 'version', '--json');
+        const v = (r.exitCode === 0 ? JSON.parse(String(r.stdout)) : []) as Array<{ name: string; server: string | null }>;
+        if ((v.length === pids.length && v.every((x) => x.server)) || Date.now() > deadline) {
+          return JSON.stringify({ pids, versions: v.map((x) => `${x.name}:${x.server}`) });
+        }
+        await new Promise((res) => setTimeout(res, 250));
+      }
     },
   };
 }
