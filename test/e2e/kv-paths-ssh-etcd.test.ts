@@ -134,6 +134,8 @@ console.log(JSON.stringify({ probes }));
       // each version's unit read with systemctl cat over ssh for the trials
       expect(said).toMatch(/\[trial-start\] ok on etcd1, etcd2, etcd3/);
       if (outcome === 'finished') expect(said).toMatch(/written past on 3\.6: [\d,]+ raft entries in \d+ ms/);
+      // the members on their hosts brought here under one pause and the whole plan rehearsed on them (issue kv-rehearse, item 4)
+      expect(said).toMatch(/rehearsal: passed on a clone of the cluster/);
     } finally {
       writeFileSync(stop, '');
       const w = await writer;
@@ -151,7 +153,7 @@ console.log(JSON.stringify({ probes }));
         writtenPast: [...said.matchAll(/written past on (3\.\d): ([\d,]+) raft entries in (\d+) ms/g)].map(
           (m) => `${m[1]}: ${m[2]} in ${(Number(m[3]) / 1000).toFixed(1)} s`,
         ),
-        rehearsal: 'not run',
+        rehearsal: /rehearsal: passed/.test(said) ? 'passed' : (/rehearsal: not run \(([^)]*)/.exec(said)?.[1] ?? 'not run'),
       };
       process.stderr.write(`[kv paths] ${JSON.stringify(row)}\n`);
       if (process.env.OPSCTL_PATHS_OUT) appendFileSync(process.env.OPSCTL_PATHS_OUT, `${JSON.stringify(row)}\n`);

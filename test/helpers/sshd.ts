@@ -37,9 +37,16 @@ export interface SshHosts {
  * file written here with each host's key, and a client that checks it (StrictHostKeyChecking=yes),
  * never prompts (BatchMode) and gives up on an unreachable host after ConnectTimeout. `env(i)` is
  * set in host i's sessions (sshd SetEnv: PATH, where a test puts stand-in commands). The servers are
- * this helper's children, stopped by PID.
+ * this helper's children, stopped by PID. `own(i)`, where given: host i's own filesystem at a path
+ * (`[dir, at]`: the directory `dir` mounted over `at` for its sshd and every session of it, in a mount
+ * namespace of its own), so hosts keep different files at the same path, as real hosts do, and the hub
+ * (where opsctl runs) sees `at` as it is.
  */
-export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<string, string> = () => ({})): Promise<SshHosts> {
+export async function sshHosts(
+  hosts: NetnsHosts,
+  env: (i: number) => Record<string, string> = () => ({}),
+  own?: (i: number) => [dir: string, at: string],
+): Promise<SshHosts> {
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-sshd-'));
   const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'opsctl-test', '-f', file], { stdio: 'pipe' });
   keygen(join(dir, 'client'));
@@ -48,11 +55,12 @@ export async function sshHosts(hosts: NetnsHosts, env: (i: number) => Record<str
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const known: string[] = [];
   const servers: ResultPromise[] = [];
-  const serve = (i: number) =>
-    execa('ip', ['netns', 'exec', hosts.ns(i), '/usr/sbin/sshd', '-D', '-f', join(dir, `sshd${i + 1}.conf`), '-E', join(dir, `sshd${i + 1}.log`)], {
-      reject: false,
-      stdin: 'ignore',
-    });
+  const sshd = (i: number) => ['/usr/sbin/sshd', '-D', '-f', join(dir, `sshd${i + 1}.conf`), '-E', join(dir, `sshd${i + 1}.log`)];
+  const mounted = (i: number) => {
+    const o = own?.(i);
+    return o ? ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', 'mount --bind "$1" "$2" && shift 2 && exec "$@"', 'sh', ...o] : [];
+  };
+  const serve = (i: number) => execa('ip', ['netns', 'exec', hosts.ns(i), ...mounted(i), ...sshd(i)], { reject: false, stdin: 'ignore' });
   try {
     for (let i = 0; i < hosts.addrs.length; i++) {
       const hostKey = join(dir, `host${i + 1}`);

@@ -21,7 +21,7 @@ describe("the rehearsal's copy, measured before every member is paused for it (r
     expect(copyBytes([join(root, 'kv1'), outside, join(root, 'gone')])).toBe(64 * 1024 * 1024 + 10 + 1000);
     expect(copyTooLarge([join(root, 'kv1')])).toBeUndefined();
     expect(DEFAULT_MAX_COPY).toBe(2 * 1024 ** 3);
-    expect(copyTooLarge([join(root, 'kv1')], 1024 * 1024)).toMatch(
+    expect(copyTooLarge([join(root, 'kv1')], { max: 1024 * 1024 })).toMatch(
       /^its copy would read 64 MiB with every member paused at once, over --rehearsal-max-copy 1 MiB \(/,
     );
   });

@@ -368,6 +368,9 @@ export class CommandDriver implements MemberDriver {
     return v ? { version: v } : { why: `${bin} --version on ${this.vars(m).host} printed no "etcd Version:"` };
   }
 
+  /** The argv that runs a script given on its input on the member's host (the trial template), if any: the rehearsal's fetch. */
+  reach = (m: MemberSpec): string[] | undefined => (this.t.trial ? this.argv(this.t.trial, m) : undefined);
+
   /** Whether the member's host is this machine and no template stands between (the trial's scratch dir and ports are chosen here). */
   runsHere(m: MemberSpec): boolean {
     return !this.t.trial && onThisHost(m.endpoint);
@@ -455,9 +458,7 @@ export class CommandDriver implements MemberDriver {
     return { dir, exists: found.has(paths.exists), wal: found.has(paths.wal), db: found.has(paths.db) };
   }
 
-  current(m: MemberSpec): MemberTarget | undefined {
-    return this.versions.get(m.name);
-  }
+  current = (m: MemberSpec): MemberTarget | undefined => this.versions.get(m.name);
 
   private cloneOf: CloneOf | { why: string } = { why: 'the members were not looked at for a clone (kv/rehearsal/clone-find.ts)' };
   /** What kv/rehearsal/clone-find.ts found (setClone): the members' processes here, their data dirs, their record. */
@@ -471,7 +472,7 @@ export class CommandDriver implements MemberDriver {
   /** Its dirs on its host, read while it runs (the trial template's host, or here), and its WAL mark there: host-script.ts. */
   private readonly onHost = new HostData(
     (m) => this.runningSettings(m),
-    (m, script) => this.shell(this.t.trial!, m, script, this.timeoutMs),
+    (m, script) => this.hostShell(m, script, this.timeoutMs),
     () => Boolean(this.t.trial),
   );
   learnDataDirs = async (m: MemberSpec): Promise<void> => void (this.t.trial || onThisHost(m.endpoint) ? await this.onHost.dirs(m) : undefined);

@@ -66,6 +66,12 @@ export interface CloneOf {
   operatorCwd?: boolean;
   /** Each member's data dir and WAL dir on this machine, as its process runs them (the just-in-time check reads them). */
   dirs?: Record<string, { dataDir: string; walDir?: string }>;
+  /** Members on other hosts: each one's files brought here under one pause of every member (kv/rehearsal/fetch.ts). */
+  fetch?: Array<{ member: string; argv: readonly string[]; pid: number; paths: readonly string[] }>;
+  /** The paths their copies are mounted over in the clone (made on this machine for the clone's run where missing, removed after). */
+  mountPoints?: string[];
+  /** (fetch) The bytes the copy brings, as the hosts measured them (--rehearsal-max-copy holds them). */
+  bytes?: number;
 }
 
 /**
@@ -195,6 +201,11 @@ export interface CloneReach {
   here(m: MemberSpec): boolean;
   running(m: MemberSpec): Promise<(StartSettings & { exe?: string; pid?: number }) | { why: string }>;
   shell(m: MemberSpec, script: string): Promise<HostShellResult>;
+  /** The argv that runs a script given on its input on the member's host (the trial template): members elsewhere are fetched through it. */
+  reach?(m: MemberSpec): readonly string[] | undefined;
+  versionSettings?(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }>;
+  readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
+  hostBinary?(version: string): string | undefined;
 }
 
 /** What the clone's members ask of their driver (kv/rehearsal/command-clone.ts): every read is the driver's own. */

@@ -166,8 +166,8 @@ function clonableOf(
   const c = o.driver?.clonable?.();
   if (!c || 'why' in c) return c;
   const paths = [...c.paths, ...(c.outside ?? [])];
-  const key = `${o.rehearsalMaxCopy ?? ''}\0${paths.join('\0')}`;
-  if (!copyWhy.has(key)) copyWhy.set(key, copyTooLarge(paths, o.rehearsalMaxCopy));
+  const key = `${o.rehearsalMaxCopy ?? ''}\0${c.bytes ?? ''}\0${paths.join('\0')}`;
+  if (!copyWhy.has(key)) copyWhy.set(key, copyTooLarge(paths, { max: o.rehearsalMaxCopy, ...(c.bytes !== undefined ? { bytes: c.bytes } : {}) }));
   const why = copyWhy.get(key);
   return why ? { why } : c;
 }

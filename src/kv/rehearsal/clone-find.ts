@@ -8,7 +8,7 @@
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
 import { capabilitiesOf, type CloneOf, type CloneReach } from '../drivers/driver.js';
-import { dataDirOf } from '../drivers/start-settings.js';
+import { dataDirOf, type StartSettings } from '../drivers/start-settings.js';
 import { endpointHost } from '../drivers/local-reach.js';
 import { shellWord } from '../drivers/host-script.js';
 
@@ -28,6 +28,12 @@ export interface ClonedMember {
   /** Its data dir and own WAL dir (the clone's copies are mounted over them): what the clone's checks read. */
   dataDir: string;
   walDir?: string;
+  /** A member on another host: the paths brought here (kv/rehearsal/clone-away.ts), each copy mounted over its path in the member's own mount namespace. */
+  fetched?: string[];
+  /** (fetched) Its settings on each later minor, as the settings template printed them on its host. */
+  settings?: Record<string, Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }>;
+  /** (fetched) The config template's output on each later minor. */
+  configs?: Record<string, { file: string; text: string }>;
 }
 
 export type { CloneReach } from '../drivers/driver.js';

@@ -22,6 +22,9 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { procStartTime } from '../drivers/member-procs.js';
+import { fetchMembers, type FetchSpec } from './fetch.js';
+import { fetchedDir } from './clone-away.js';
+import { dropMountPoints, makeMountPoints } from './mount-points.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -46,6 +49,10 @@ export interface CloneSource {
   readonly addresses?: readonly string[];
   /** The members' processes are a container engine's (CloneOf.engineRuns): the clone's run gets no PID namespace of its own. */
   readonly engineRuns?: boolean;
+  /** Members on other hosts, brought here under one pause (kv/rehearsal/fetch.ts) into the copy's rehearsal/fetched/MEMBER. */
+  readonly fetch?: readonly FetchSpec[];
+  /** Paths the fetched copies are mounted over in the clone: made here for its run where missing, removed after. */
+  readonly mountPoints?: readonly string[];
 }
 
 /**
@@ -182,6 +189,8 @@ export async function rehearseOnClone(o: {
   if (problem) return { ok: false, ms: 0, copyMs: 0, reason: `the rehearsal cannot run here: ${problem}`, tail: '' };
   await reapClones(tmpdir());
   const tmp = await mkdtemp(join(tmpdir(), 'opsctl-rehearsal-'));
+  // (mount points made on this machine for fetched members' copies: removed with the copy)
+  const made: string[] = [];
   // (whose copy this is: a later rehearsal removes it once this process is gone, kill -9 included)
   await writeFile(join(tmp, OWNER), `${process.pid} ${procStartTime(process.pid) ?? ''}\n`);
   try {
@@ -194,6 +203,26 @@ export async function rehearseOnClone(o: {
       ...o.source.paths.flatMap((p) => [p, join(copy, relative(o.source.dataDir, p))]),
       ...(o.source.outside ?? []).flatMap((p, i) => [p, join(tmp, 'outside', String(i))]),
     ];
+    if (o.source.fetch?.length) {
+      const f = await fetchMembers(o.source.fetch, (name) => fetchedDir(copy, name), { timeoutMs: 10 * 60_000, ...(o.signal ? { signal: o.signal } : {}) });
+      if (!f.ok) {
+        const ms = o.now() - started;
+        return {
+          ok: false,
+          ms,
+          copyMs: ms,
+          reason: `its copy of the members' files from their hosts failed (${f.why}); every member was resumed, nothing else was changed`,
+          tail: '',
+        };
+      }
+      o.debug?.(`[kv] rehearsal: ${o.source.fetch.length} members on their hosts paused together for the copy, ${f.pausedMs} ms`);
+      made.push(
+        ...(await makeMountPoints(
+          o.source.mountPoints ?? [],
+          o.source.fetch.map((x) => fetchedDir(copy, x.member)),
+        )),
+      );
+    }
     const paused = o.now();
     const [copying, copyArgs] = copyCommand(pause, pairs);
     const copied = await o.exec(copying, copyArgs, { stdin: 'ignore', reject: false });
@@ -290,6 +319,7 @@ export async function rehearseOnClone(o: {
     return { ok, ms, copyMs, run, tail: [tail, ...words].filter(Boolean).join('\n'), ...(reason ? { reason } : {}) };
   } finally {
     await rm(tmp, { recursive: true, force: true });
+    await dropMountPoints(made);
   }
 }
 

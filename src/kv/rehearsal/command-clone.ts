@@ -10,14 +10,24 @@
  * itself: one executor, one plan, one driver's words.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { BY_HOST_TEMPLATES, type CloneReads, type Cloning, type MemberDirs, type MemberDriver, type MemberTarget } from '../drivers/driver.js';
+import {
+  BY_HOST_TEMPLATES,
+  type CloneReach,
+  type CloneReads,
+  type Cloning,
+  type HostShellResult,
+  type MemberDirs,
+  type MemberDriver,
+  type MemberTarget,
+} from '../drivers/driver.js';
 import { onThisHost } from '../drivers/local-reach.js';
 import type { CommandDriver } from '../drivers/command.js';
 import { CLONE_RECORD, findCommandClone, type ClonedMember } from './clone-find.js';
+import { fetchedDir, findAwayClone } from './clone-away.js';
 import { LocalFileError } from '../../core/local-file.js';
 import { fileProblem } from '../../core/file-errors.js';
 
@@ -29,15 +39,27 @@ import { fileProblem } from '../../core/file-errors.js';
 export function commandCloning(driver: CommandDriver, given: { settings: boolean }): Cloning {
   return {
     look: async (members) => {
-      const reach = {
+      const reach: CloneReach = {
         settings: given.settings,
         here: (m: MemberSpec) => onThisHost(m.endpoint),
         running: (m: MemberSpec) => driver.runningSettings(m),
         shell: (m: MemberSpec, script: string) => driver.hostShell(m, script, 60_000),
+        reach: (m) => driver.reach(m),
+        versionSettings: (m, target) => driver.versionSettings(m, target),
+        readConfig: (m, target) => driver.readConfig(m, target),
+        hostBinary: (v) => driver.hostBinary(v),
       };
-      driver.setClone(await findCommandClone(members, reach));
+      // (members on other hosts, reached by the trial template: their files brought here, kv/rehearsal/clone-away.ts)
+      const away = given.settings && members.some((m) => !reach.here(m)) && members.every((m) => driver.reach(m));
+      driver.setClone(await (away ? findAwayClone(members, reach) : findCommandClone(members, reach)));
     },
-    inClone: async (dataDir) => new CloneMembers(driver, await readCloneRecord(dataDir), `${dataDir}/rehearsal`),
+    inClone: async (dataDir) => {
+      const record = await readCloneRecord(dataDir);
+      const members = new CloneMembers(driver, record, `${dataDir}/rehearsal`);
+      // inside the clone, what the driver would read on the members' hosts is read here, in each member's own mounts
+      if (record.some((r) => r.fetched)) members.answerForHosts(driver, dataDir);
+      return members;
+    },
   };
 }
 
@@ -74,6 +96,9 @@ export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> 
   return list;
 }
 
+/** The driver's reads that go to the members' hosts (answered in the clone for fetched members: answerForHosts). */
+type HostReads = 'hostShell' | 'versionSettings' | 'readConfig' | 'v2DataBytes';
+
 /**
  * The clone's members, started and stopped by opsctl itself (processes of the clone's PID namespace, which
  * die with it); every read is the command driver's own.
@@ -99,6 +124,32 @@ export class CloneMembers implements MemberDriver {
     if (layout) this.dataLayout = (m) => layout(m);
   }
 
+  /** The clone's copy of opsctl's data directory, where fetched members' copies are (answerForHosts). */
+  private fetchedRoot?: string;
+
+  /**
+   * Members fetched from other hosts (kv/rehearsal/clone-away.ts): the driver's reads of their hosts (its host
+   * shell, its settings and config templates, which would go to hosts the clone cannot reach) answered here,
+   * each in the member's own mounts, from what the parent read on the hosts.
+   */
+  answerForHosts(driver: Pick<CloneReads, HostReads>, dataDir: string): void {
+    this.fetchedRoot = dataDir;
+    const answers: Pick<CloneReads, HostReads> = {
+      hostShell: (m, script, timeoutMs) => shellIn(this.mountsOf(this.member(m)), script, timeoutMs),
+      versionSettings: (m, target) =>
+        Promise.resolve(this.member(m).settings?.[target.version] ?? { why: `the settings of ${m.name} on ${target.version} were not read on its host` }),
+      readConfig: (m, target) => Promise.resolve(this.member(m).configs?.[target.version]),
+      // (a v2Size template runs on the hosts: the clone's run measures through the v2 API instead)
+      v2DataBytes: () => Promise.resolve(undefined),
+    };
+    Object.assign(driver, answers);
+  }
+
+  /** A fetched member's copies and the paths they are mounted over (copy, path, …). */
+  private mountsOf(rec: ClonedMember): string[] {
+    return (rec.fetched ?? []).flatMap((p) => [join(fetchedDir(this.fetchedRoot ?? '', rec.name), p), p]);
+  }
+
   private member(m: MemberSpec): ClonedMember {
     const r = this.record.find((x) => x.name === m.name);
     if (!r) throw new Error(`the clone has no member ${m.name}`);
@@ -108,7 +159,9 @@ export class CloneMembers implements MemberDriver {
   /** Its data dir and WAL dir, as the parent read them: the clone's checks (etcdutl check v2store, the just-in-time WAL read) read the copies there. */
   dataDirs(m: MemberSpec): Promise<MemberDirs | undefined> {
     const r = this.member(m);
-    return Promise.resolve(r.dataDir ? { dataDir: r.dataDir, ...(r.walDir ? { walDir: r.walDir } : {}) } : undefined);
+    // (a fetched member's copies are mounted over its paths in its own mounts only: here they are read where they are)
+    const at = (p: string) => (r.fetched && this.fetchedRoot ? join(fetchedDir(this.fetchedRoot, r.name), p) : p);
+    return Promise.resolve(r.dataDir ? { dataDir: at(r.dataDir), ...(r.walDir ? { walDir: at(r.walDir) } : {}) } : undefined);
   }
 
   current(m: MemberSpec): MemberTarget | undefined {
@@ -134,8 +187,10 @@ export class CloneMembers implements MemberDriver {
     mkdirSync(this.logDir, { recursive: true });
     const log = openSync(join(this.logDir, `${m.name}.log`), 'a');
     const root = process.getuid?.() === 0;
+    // (a member fetched from its host: started in a mount namespace of its own, its copies over its paths)
+    if (rec.fetched && this.fetchedRoot) [program, args] = inMounts(this.mountsOf(rec), [program, ...args]);
     const child = spawn(program, args, {
-      cwd: cwd || '/',
+      cwd: cwd && existsSync(cwd) ? cwd : '/',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
       stdio: ['ignore', log, log],
       ...(root && rec.user && rec.user.uid !== 0 ? { uid: rec.user.uid, gid: rec.user.gid } : {}),
@@ -185,4 +240,35 @@ export class CloneMembers implements MemberDriver {
   runsHere(m: MemberSpec) {
     return this.inner.runsHere(m);
   }
+}
+
+/** Inside a mount namespace of its own: each copy (COPY PATH pairs) mounted over its path where it exists, then the command. */
+const MOUNTS = ['while [ "$1" != -- ]; do', '  if [ -e "$1" ]; then mount --bind "$1" "$2"; fi', '  shift 2', 'done', 'shift', 'exec "$@"'].join('\n');
+
+/** `command` in a mount namespace of its own with `pairs` (copy, path, …) mounted: the argv to spawn. Values are arguments, never code. */
+export function inMounts(pairs: readonly string[], command: readonly string[]): [string, string[]] {
+  return ['unshare', ['--mount', '--propagation', 'private', '--', 'sh', '-c', MOUNTS, 'sh', ...pairs, '--', ...command]];
+}
+
+/** A host shell of a fetched member inside the clone: `sh -s` in its own mounts, `script` on its input. */
+function shellIn(pairs: readonly string[], script: string, timeoutMs: number): Promise<HostShellResult> {
+  const [program, args] = inMounts(pairs, ['sh', '-s']);
+  return new Promise((resolve) => {
+    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => void (stdout += String(b)));
+    child.stderr.on('data', (b: Buffer) => void (stderr += String(b)));
+    child.stdin.on('error', () => undefined);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, failed: `${program} did not run: ${err.message}` });
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, exitCode: code ?? undefined, ...(signal ? { failed: `\`sh -s\` in the member's mounts ended by ${signal}` } : {}) });
+    });
+    child.stdin.end(script);
+  });
 }

@@ -38,9 +38,12 @@ export function copyBytes(paths: readonly string[]): number {
   return n;
 }
 
-/** Why the copy of `paths` is over `max` bytes (undefined: within it). */
-export function copyTooLarge(paths: readonly string[], max = DEFAULT_MAX_COPY): string | undefined {
-  const n = copyBytes(paths);
+/** Why the copy of `paths` (and `bytes` measured elsewhere: members on other hosts) is over `max` bytes (undefined: within it). */
+export function copyTooLarge(
+  paths: readonly string[],
+  { max = DEFAULT_MAX_COPY, bytes = 0 }: { max?: number | undefined; bytes?: number } = {},
+): string | undefined {
+  const n = copyBytes(paths) + bytes;
   if (n <= max) return undefined;
   return (
     `its copy would read ${formatSize(n)} with every member paused at once, over --rehearsal-max-copy ${formatSize(max)} ` +

@@ -83,6 +83,8 @@ export function rehearsalPort(
         ...(c.files ? { files: c.files } : {}),
         ...(c.addresses ? { addresses: c.addresses } : {}),
         ...(c.engineRuns ? { engineRuns: true } : {}),
+        ...(c.fetch ? { fetch: c.fetch } : {}),
+        ...(c.mountPoints ? { mountPoints: c.mountPoints } : {}),
       },
       ...(c.operatorCwd ? { cwd: ctx.cwd } : {}),
       command,
