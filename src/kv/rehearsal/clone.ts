@@ -301,7 +301,14 @@ export async function rehearseOnClone(o: {
     const stdout = String(r.stdout ?? '');
     const stderr = String(r.stderr ?? '');
     o.debug?.(`[kv] rehearsal: the clone's run exited ${r.exitCode ?? r.signal ?? '?'}`);
-    const tail = stderr.split('\n').filter(Boolean).slice(-12).join('\n');
+    // (the clone's --debug lines, where the parent is debugging: said as the clone's, and never its last words)
+    const debugLine = (l: string) => /^\s*(?:\d+ )?debug /.test(l);
+    if (o.debug) for (const l of stderr.split('\n').filter(debugLine)) o.debug(`[kv] clone: ${l.trim()}`);
+    const tail = stderr
+      .split('\n')
+      .filter((l) => l && !debugLine(l))
+      .slice(-12)
+      .join('\n');
     const run = parseRun(stdout) ?? parseRun(stderr.slice(stderr.lastIndexOf('\n{') + 1));
     const ms = o.now() - started;
     if (r.timedOut)

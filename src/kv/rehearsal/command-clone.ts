@@ -200,6 +200,8 @@ export class CloneMembers implements MemberDriver {
       child.once('spawn', resolve);
       child.once('error', (err) => reject(new Error(`the clone's ${m.name}: ${program} did not start: ${err.message}`)));
     });
+    // (the clone's members die with its PID namespace when this run ends: they do not hold its exit)
+    child.unref();
     this.procs.set(m.name, child);
     this.versions.set(m.name, target);
   }

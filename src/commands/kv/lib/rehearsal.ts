@@ -53,6 +53,8 @@ export function rehearsalPort(
       ...dirs.flatMap(([v, d]) => ['--target-bin', `${v}=${d}`]),
       ...selector,
       '--rehearsal-clone',
+      // (--debug: the clone's own lines follow the parent's, each said as the clone's)
+      ...(ctx.debugSink ? ['--debug'] : []),
       '--yes',
       '--no-input',
       '--json',
