@@ -2360,6 +2360,7 @@ complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'skip-reason' -x 
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'rehearse' -d 'rehearse the whole plan on a clone of the cluster now (every hop and fix, each m'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'rehearsal-valid' -x -d 'how long a passed --rehearse of the same plan (members, their start settings, th'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'rehearsal-max-copy' -x -d 'the most the rehearsal'\''s copy may read with every member paused at once (every c'
+complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'rehearsal-copy-keys' -d 'members on other hosts with certificates: bring their certificate, key and CA fi'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'defrag' -d 'defragment each member right before its snapshot (etcd maintenance Defragment); '
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'snapshot-via' -x -d 'auto | etcdctl | gateway'
 complete -c opsctl -n '__fish_seen_subcommand_from upgrade' -l 'etcdctl' -r -F -d 'the etcdctl to use for snapshots'

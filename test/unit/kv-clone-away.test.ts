@@ -93,7 +93,7 @@ describe('members on other hosts cloned here (kv/rehearsal/clone-away.ts; issue 
   it('refuses (the reason for the plan) a member with certificates, binaries not on this machine, a host not reached by a template', async () => {
     const tls = reach({}, ['--config-file', '/etc/etcd/etcd.yaml', '--cert-file', '/etc/etcd/server.crt']);
     expect(await findAwayClone(members, tls)).toEqual({
-      why: 'kv1 runs with certificates, which never leave its host: a clone of it is not made on this one',
+      why: 'kv1 runs with certificates, whose keys never leave its host unless you say so (--rehearsal-copy-keys brings them here for the clone, removed with it)',
     });
     const gone = reach({ hostBinary: (v) => (v === '3.7' ? '/opt/etcd-3.7/etcd' : undefined) });
     expect(await findAwayClone(members, gone)).toEqual({
@@ -102,6 +102,41 @@ describe('members on other hosts cloned here (kv/rehearsal/clone-away.ts; issue 
     const none = reach({ reach: () => undefined });
     const why = await findAwayClone(members, none);
     expect(why).toEqual({ why: 'kv1: its host is not reached by a trial template (`ssh {host} sudo sh -s`), so its data cannot be brought here' });
+  });
+
+  it('--rehearsal-copy-keys: the certificate, key and CA files its flags, variables and config file name are brought with its data', async () => {
+    const r = reach({ copyKeys: true }, [
+      '--config-file',
+      '/etc/etcd/etcd.yaml',
+      '--peer-cert-file=/etc/etcd/peer.crt',
+      '--peer-key-file',
+      '/etc/etcd/peer.key',
+    ]);
+    const running = r.running.bind(r);
+    r.running = async (m) => {
+      const s = await running(m);
+      if ('why' in s) return s;
+      return {
+        ...s,
+        env: { ETCD_TRUSTED_CA_FILE: '/etc/etcd/ca.crt' },
+        config: {
+          file: '/etc/etcd/etcd.yaml',
+          text: 'data-dir: /var/lib/etcd\nclient-transport-security:\n  cert-file: /etc/etcd/server.crt\n  key-file: /etc/etcd/server.key\n  client-cert-auth: true\n',
+        },
+      };
+    };
+    const c = await findAwayClone(members, r);
+    if ('why' in c) throw new Error(c.why);
+    expect(c.fetch![0]!.paths).toEqual([
+      '/var/lib/etcd',
+      '/etc/etcd/peer.crt',
+      '/etc/etcd/peer.key',
+      '/etc/etcd/ca.crt',
+      '/etc/etcd/server.crt',
+      '/etc/etcd/server.key',
+      '/etc/etcd/etcd.yaml',
+      '/etc/etcd/3.6.yaml',
+    ]);
   });
 
   it("the host's script: the PID a number, each path one quoted word relative to /, the pause held until its input ends", () => {

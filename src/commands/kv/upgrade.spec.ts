@@ -66,6 +66,10 @@ export const spec = defineVerb({
       help: "the most the rehearsal's copy may read with every member paused at once (every client waits meanwhile); above it, each member's own trials are the proof",
       default: '2GiB',
     },
+    rehearsalCopyKeys: {
+      type: 'boolean',
+      help: "members on other hosts with certificates: bring their certificate, key and CA files here for the rehearsal's clone too (removed with it); without it they are not rehearsed, their keys never leaving their hosts",
+    },
     // (the rehearsal's own run, inside the clone's namespaces: opsctl runs itself so; never typed by hand)
     rehearsalClone: { type: 'boolean', help: 'run inside a clone made by --rehearse', hidden: true },
     defrag: { type: 'boolean', help: 'defragment each member right before its snapshot (etcd maintenance Defragment); shows the space freed' },

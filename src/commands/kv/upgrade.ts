@@ -30,7 +30,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     // Inside a clone (the rehearsal's own run): its members up and its load on, then the same run.
     const clone = opts.rehearsalClone ? await rehearsal.cloneRun(ctx, cluster, driver, session) : undefined;
     // (a command driver's members looked at for a clone: each here, its settings per version known)
-    if (!clone) await rehearsal.lookForClone(driver, cluster.members);
+    if (!clone) await rehearsal.lookForClone(driver, cluster.members, { copyKeys: Boolean(opts.rehearsalCopyKeys) });
     const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, options.ignoreChecks, driver, options.exec, selector);
     const r = await runUpgradeOrLadder({
       ...options,

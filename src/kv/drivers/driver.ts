@@ -194,6 +194,12 @@ export interface MemberDriver {
   abandonRestore?(m: MemberSpec, r: RestoreRequest): Promise<void>;
 }
 
+/** What the operator allows a clone (kv upgrade's flags). */
+export interface CloneLook {
+  /** --rehearsal-copy-keys: members on other hosts with certificates have their certificate, key and CA files brought here too. */
+  copyKeys?: boolean;
+}
+
 /** What a search for a clone reads of the members through their driver (kv/rehearsal/clone-find.ts). */
 export interface CloneReach {
   /** A settings template is given (the start per version is known). */
@@ -206,6 +212,8 @@ export interface CloneReach {
   versionSettings?(m: MemberSpec, target: MemberTarget): Promise<Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string }>;
   readConfig?(m: MemberSpec, target: MemberTarget): Promise<{ file: string; text: string } | undefined>;
   hostBinary?(version: string): string | undefined;
+  /** --rehearsal-copy-keys (CloneLook). */
+  copyKeys?: boolean;
 }
 
 /** What the clone's members ask of their driver (kv/rehearsal/command-clone.ts): every read is the driver's own. */
@@ -239,7 +247,7 @@ export interface KeptByHops {
  */
 export interface Cloning {
   /** The members looked at: clonable() answers what was found from then on. */
-  look(members: readonly MemberSpec[]): Promise<void>;
+  look(members: readonly MemberSpec[], how?: CloneLook): Promise<void>;
   /** Inside the clone: the driver of its members, from the record the parent left in the clone's copy of opsctl's data directory (`dataDir`). */
   inClone(dataDir: string): Promise<MemberDriver>;
   /** After the clone's run: what it left outside its copy (an engine's containers, of the members last looked at) removed; what was removed. */

@@ -6,8 +6,9 @@
  * mounted over its own paths (two hosts' members keep their data at the same path). The clone has no
  * network to the hosts: what its run would read there is read now, by the parent, and left in the clone's
  * record (each member's settings on every later minor, as the settings template prints them, and the
- * config template's output). Not rehearsed, with the reason on the plan: a member with certificates (they
- * never leave their host), a member whose binaries are not on this machine at the same paths (the clone
+ * config template's output). Not rehearsed, with the reason on the plan: a member with certificates unless the
+ * operator says so (--rehearsal-copy-keys: its certificate, key and CA files brought here with its data, in the
+ * copy opsctl removes after the run), a member whose binaries are not on this machine at the same paths (the clone
  * starts them here), a copy over --rehearsal-max-copy (measured on the hosts: kv/ladder/rehearsal.ts holds it).
  */
 import { existsSync } from 'node:fs';
@@ -16,7 +17,8 @@ import { LADDER_MINORS } from '@opsctl/shared/etcd-ladder.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
 import { capabilitiesOf, type CloneOf, type CloneReach } from '../drivers/driver.js';
-import { configFileOf, dataDirOf, type StartSettings } from '../drivers/start-settings.js';
+import { configFileOf, dataDirOf, flagWords, type StartSettings } from '../drivers/start-settings.js';
+import { parseYaml } from '../../core/yaml.js';
 import { shellWord } from '../drivers/host-script.js';
 import { CLONE_RECORD, cloneAddresses, type ClonedMember } from './clone-find.js';
 
@@ -63,11 +65,15 @@ async function lookAway(
   if (!can.etcdData) return { why: `${can.what} members keep no etcd data to rehearse on` };
   if (!s.pid || !s.exe) return { why: `${m.name}: its process's PID and binary could not be read from /proc on its host` };
   const tls = [...s.args, ...Object.keys(s.env), s.config?.text ?? ''].some((w) => TLS_WORDS.test(w)) || m.endpoint.startsWith('https:');
-  if (tls) return { why: `${m.name} runs with certificates, which never leave its host: a clone of it is not made on this one` };
+  if (tls && !r.copyKeys)
+    return {
+      why: `${m.name} runs with certificates, whose keys never leave its host unless you say so (--rehearsal-copy-keys brings them here for the clone, removed with it)`,
+    };
   const dirs = await dataDirOf(s);
   if (!dirs) return { why: `${m.name}: its data dir cannot be read from ${s.config?.file ?? s.from.args}` };
   const abs = (p: string) => (isAbsolute(p) ? p : join(s.cwd ?? '/', p));
   const paths = new Set([dirs.dataDir, ...(dirs.walDir ? [dirs.walDir] : [])].map(abs));
+  if (tls) for (const f of await keyFiles(s)) paths.add(abs(f));
   const running = configFileOf(s.args, s.env);
   if (running) paths.add(abs(running));
   const v = await r.shell(m, `${shellWord(s.exe)} --version 2>&1 | sed -n 's/^etcd Version: //p'\n`);
@@ -82,6 +88,7 @@ async function lookAway(
     settings[version] = 'why' in got ? { why: got.why } : { args: got.args, env: got.env, from: got.from, ...(got.cwd ? { cwd: got.cwd } : {}) };
     const file = 'why' in got ? undefined : configFileOf(got.args, got.env);
     if (file && !('why' in got)) paths.add(isAbsolute(file) ? file : join(got.cwd ?? s.cwd ?? '/', file));
+    if (tls && !('why' in got)) for (const f of await keyFiles({ ...got, config: undefined })) paths.add(abs(f));
     const c = await r.readConfig?.(m, { version });
     if (c) configs[version] = c;
   }
@@ -114,4 +121,32 @@ async function lookAway(
       ...(Object.keys(configs).length ? { configs } : {}),
     },
   };
+}
+
+/** etcd's settings that name a certificate, key or CA file (flags; ETCD_* variables; in a config file, under *-transport-security too). */
+const KEY_FILE = /^(?:peer-)?(?:cert|key|trusted-ca|client-crl)-file$|^(?:cert|key|trusted-ca)-file$/;
+
+/** The certificate, key and CA files a member's settings name (--rehearsal-copy-keys: brought here with its data). */
+async function keyFiles(s: Pick<StartSettings, 'args' | 'env'> & { config?: { text: string } | undefined }): Promise<string[]> {
+  const out = new Set<string>();
+  for (const f of flagWords(s.args)) if (KEY_FILE.test(f.key) && typeof f.value === 'string' && f.value) out.add(f.value);
+  for (const [k, v] of Object.entries(s.env)) {
+    const key = k
+      .replace(/^ETCD_/, '')
+      .toLowerCase()
+      .replace(/_/g, '-');
+    if (k.startsWith('ETCD_') && KEY_FILE.test(key) && v) out.add(v);
+  }
+  if (s.config) {
+    const doc = (await parseYaml(s.config.text).catch(() => undefined)) as Record<string, unknown> | undefined;
+    const visit = (o: unknown): void => {
+      if (!o || typeof o !== 'object') return;
+      for (const [k, v] of Object.entries(o as Record<string, unknown>)) {
+        if (typeof v === 'string' && v && KEY_FILE.test(k)) out.add(v);
+        else if (k.endsWith('-transport-security')) visit(v);
+      }
+    };
+    visit(doc);
+  }
+  return [...out];
 }

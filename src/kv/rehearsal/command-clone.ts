@@ -38,9 +38,10 @@ import { fileProblem } from '../../core/file-errors.js';
  */
 export function commandCloning(driver: CommandDriver, given: { settings: boolean }): Cloning {
   return {
-    look: async (members) => {
+    look: async (members, how) => {
       const reach: CloneReach = {
         settings: given.settings,
+        ...(how?.copyKeys ? { copyKeys: true } : {}),
         here: (m: MemberSpec) => onThisHost(m.endpoint),
         running: (m: MemberSpec) => driver.runningSettings(m),
         shell: (m: MemberSpec, script: string) => driver.hostShell(m, script, 60_000),

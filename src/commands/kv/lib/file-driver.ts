@@ -20,7 +20,7 @@ export async function fileDriver(
     commandCloning: (self, given) => {
       // (loaded when the rehearsal asks)
       const cloning = () => import('../../../kv/rehearsal/command-clone.js').then((c) => c.commandCloning(self, given));
-      return { look: async (members) => (await cloning()).look(members), inClone: async (dataDir) => (await cloning()).inClone(dataDir) };
+      return { look: async (members, how) => (await cloning()).look(members, how), inClone: async (dataDir) => (await cloning()).inClone(dataDir) };
     },
   });
 }

@@ -7,7 +7,7 @@ import type { Context } from '../../../context.js';
 import { isSea } from '../../../core/sea.js';
 import type { KvSession } from '../../../kv/cluster/session.js';
 import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
-import type { MemberDriver } from '../../../kv/drivers/driver.js';
+import type { CloneLook, MemberDriver } from '../../../kv/drivers/driver.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
 import { rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
 import { UsageError } from '../../../core/errors.js';
@@ -109,8 +109,8 @@ export function rehearsalPort(
 }
 
 /** Members whose driver finds their clone by looking at them (MemberDriver.cloning): what its clonable() says then. */
-export async function lookForClone(driver: MemberDriver | undefined, members: readonly MemberSpec[]): Promise<void> {
-  await driver?.cloning?.look(members);
+export async function lookForClone(driver: MemberDriver | undefined, members: readonly MemberSpec[], how: CloneLook = {}): Promise<void> {
+  await driver?.cloning?.look(members, how);
 }
 
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */

@@ -35,6 +35,7 @@ type UpgradeFlags = ClusterFlags &
     rehearse?: boolean;
     rehearsalValid?: string;
     rehearsalMaxCopy?: string;
+    rehearsalCopyKeys?: boolean;
     rehearsalClone?: boolean;
     backupTo?: string;
     defrag?: boolean;
