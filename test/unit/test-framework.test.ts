@@ -31,7 +31,6 @@ const SUBJECT = new Set(['test/integration/completions.test.ts', 'test/integrati
 const PENDING = new Set([
   'test/e2e/kv-data-trial.test.ts',
   'test/e2e/kv-etcd-netns.test.ts',
-  'test/e2e/kv-etcd-upgrade.test.ts',
   'test/e2e/kv-orphan-start.test.ts',
   'test/e2e/kv-paths-etcd.test.ts',
   'test/e2e/kv-paths-ssh-etcd.test.ts',
