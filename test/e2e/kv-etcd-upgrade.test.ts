@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import type { TestCerts } from '../helpers/etcd-certs.js';
-import { startCluster, type RealTestCluster } from '../framework/index.js';
+import { startCluster, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, untilWhile } from '../helpers/kv.js';
@@ -26,7 +26,7 @@ describe.runIf(ready)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-certi
   const cfg = tempConfigDir('opsctl-kv-e2e-');
   let certs: TestCerts;
   let t: RealTestCluster | undefined;
-  let c: RealTestCluster['real'];
+  let c: RealCluster;
   let clusterFile: string;
   const env = () => ({ OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD_FILE: join(cfg.dir, 'root.pw'), NO_COLOR: '1', CI: '1' });
   const opsctl = (...args: string[]) => execa(process.execPath, [BIN, ...args], { reject: false, env: env(), extendEnv: true, timeout: 180_000 });
