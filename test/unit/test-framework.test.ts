@@ -32,7 +32,6 @@ const PENDING = new Set([
   'test/e2e/kv-data-trial.test.ts',
   'test/e2e/kv-etcd-netns.test.ts',
   'test/e2e/kv-orphan-start.test.ts',
-  'test/e2e/kv-paths-etcd.test.ts',
   'test/e2e/kv-paths-ssh-etcd.test.ts',
   'test/e2e/kv-ssh-hosts.test.ts',
   'test/e2e/kv-verbs-secure.test.ts',
