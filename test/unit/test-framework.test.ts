@@ -34,7 +34,6 @@ const PENDING = new Set([
   'test/e2e/kv-orphan-start.test.ts',
   'test/e2e/kv-paths-ssh-etcd.test.ts',
   'test/e2e/kv-ssh-hosts.test.ts',
-  'test/e2e/kv-verbs-secure.test.ts',
   'test/e2e/package.test.ts',
   'test/helpers/crash-cluster.ts',
 ]);
