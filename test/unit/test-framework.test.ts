@@ -31,7 +31,6 @@ const SUBJECT = new Set(['test/integration/completions.test.ts', 'test/integrati
 const PENDING = new Set([
   'test/e2e/kv-orphan-start.test.ts',
   'test/e2e/package.test.ts',
-  'test/helpers/crash-cluster.ts',
 ]);
 
 /** Every test file and helper under test/ outside the framework and the old helpers themselves, with what it does of OLD. */
