@@ -25,13 +25,18 @@ const OLD = [
  * Files whose subject is `opsctl kv sandbox up` itself: they run it (or complete its words) for that subject, and the
  * framework for anything else.
  */
-const SUBJECT = new Set(['test/integration/completions.test.ts', 'test/integration/kv-sandbox-config.test.ts', 'test/integration/kv-sandbox-ports.test.ts']);
-
-/** Files not moved onto test/framework yet: this list only shrinks (a file moved must leave it). */
-const PENDING = new Set([
+const SUBJECT = new Set([
+  'test/integration/completions.test.ts',
+  'test/integration/kv-sandbox-config.test.ts',
+  'test/integration/kv-sandbox-ports.test.ts',
+  // kv sandbox up SIGKILLed across its members' start window (its other cases' sandboxes come up through startCluster)
   'test/e2e/kv-orphan-start.test.ts',
+  // the single executable's own kv sandbox up on a host with no node (its members are the executable itself)
   'test/e2e/package.test.ts',
 ]);
+
+/** Files not moved onto test/framework yet: this list only shrinks (a file moved must leave it). */
+const PENDING = new Set<string>([]);
 
 /** Every test file and helper under test/ outside the framework and the old helpers themselves, with what it does of OLD. */
 function offenders(): Map<string, string[]> {
