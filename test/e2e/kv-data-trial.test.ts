@@ -7,7 +7,7 @@ import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { CommandDriver } from '../../src/kv/drivers/command.js';
 import { runDataTrial, runDataTrials, type DataTrialFinding, type DataTrialOptions } from '../../src/kv/trial/data.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { realCluster, writeCommandClusterFile, type RealCluster, type RealClusterOptions } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealCluster, type RealStart, type RealTestCluster } from '../framework/index.js';
 import { BIN } from '../helpers/bin.js';
 import { etcdLadderDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
@@ -28,7 +28,9 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
   beforeAll(() => {
     scratch = mkdtempSync('/var/tmp/opsctl-data-trial-e2e-');
   });
-  const made: Array<{ destroy(): void }> = [];
+  const made: Array<{ destroy(): void | Promise<void> }> = [];
+  /** Each cluster's TestCluster (its config dir, where another cluster file is written). */
+  const tested = new Map<RealCluster, RealTestCluster>();
   const driver = (PATH = process.env.PATH ?? '/usr/bin:/bin') =>
     new CommandDriver({ stop: 'false', start: 'false', running: 'true', trial: 'sh -s' }, execa, { PATH }, 60_000);
   const spec = (c: RealCluster, i: number): MemberSpec => ({ name: c.members[i]!.name, endpoint: c.members[i]!.clientUrl });
@@ -40,35 +42,32 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
   const v36 = () => ({ version: '3.6', binDir: dirs!.v36, release: '3.6.16' });
   const v35 = () => ({ version: '3.5', binDir: dirs!.v35, release: '3.5.35' });
 
-  /** A cluster of `bin`, every member serving. */
-  const up = async (o: RealClusterOptions, bin: string): Promise<RealCluster> => {
-    const c = await realCluster(o);
-    made.push(c);
-    for (const m of c.members) c.start(m, bin);
+  /** A cluster of `bin`, every member serving (etcdctl's endpoint health on every member's endpoint: 3.2's etcdctl has no --cluster). */
+  const up = async (o: Omit<RealStart, 'members' | 'version' | 'ready'>, bin: string): Promise<RealCluster> => {
     const ctl = existsSync(join(bin, 'etcdctl')) ? bin : '/usr/bin';
-    await until(
-      () => {
-        try {
-          // (every member's endpoint: 3.2's etcdctl has no --cluster)
-          c.etcdctl(ctl, ['endpoint', 'health']);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      `${o.size} members of ${bin}`,
-    );
-    return c;
+    const healthy = (t: RealTestCluster) => {
+      try {
+        t.real.etcdctl(ctl, ['endpoint', 'health']);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const t = await startCluster({ ...o, members: 'real', version: bin, ready: healthy });
+    made.push(t);
+    tested.set(t.real, t);
+    return t.real;
   };
+  /** Another command-driver cluster file for `c`, in its config dir (`name`), the config dir of the test's run being its own. */
+  const clusterFile = (c: RealCluster, name: string, extra?: string[]) => tested.get(c)!.clusterFile({ name, ...(extra ? { extra } : {}) });
   /** Nothing of a trial is left: no copy, no process. */
   const leftNothing = () => {
     expect(readdirSync(scratch)).toEqual([]);
     expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(scratch);
   };
 
-  afterAll(() => {
-    for (const c of made) c.destroy();
+  afterAll(async () => {
+    for (const c of made) await c.destroy();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -105,7 +104,7 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
     it('kv upgrade --to 3.6 (the built binary, no trial template, the v2store rule switched off): refused by the data trial before any stop', async () => {
       const cfg = mkdtempSync('/var/tmp/opsctl-data-trial-cli-');
       try {
-        const file = writeCommandClusterFile(join(cfg, 'cluster.yaml'), c);
+        const file = clusterFile(c, 'upgrade-cli.yaml');
         const pids = c.members.map((m) => c.pid(m));
         const r = await execa(
           process.execPath,
@@ -151,7 +150,7 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
       const cfg = mkdtempSync('/var/tmp/opsctl-data-trial-bins-');
       try {
         // (bins: names bin-3.5/etcd and bin-3.6/etcd, as the operator's file does; the trial template reaches the hosts)
-        const file = writeCommandClusterFile(join(cfg, 'cluster.yaml'), c, { extra: ['trial: sh -s'] });
+        const file = clusterFile(c, 'upgrade-bins.yaml', ['trial: sh -s']);
         expect(readFileSync(file, 'utf8')).toMatch(/bins:\n\s+"3\.5": .*bin-3\.5\/etcd/);
         const r = await execa(process.execPath, [BIN, 'kv', 'upgrade', '--to', '3.6', '--dry-run', '--no-backup', '--cluster', file, '--json'], {
           reject: false,
@@ -313,7 +312,7 @@ describe.runIf(Boolean(dirs))('the data trial: the target on a copy of each memb
     beforeAll(async () => {
       certs = makeTestCerts();
       made.push({ destroy: () => certs.cleanup() });
-      c = await up({ size: 1, certs }, dirs!.v35);
+      c = await up({ size: 1, tls: certs }, dirs!.v35);
       c.etcdctl(dirs!.v35, ['user', 'add', `root:${password}`]);
       c.etcdctl(dirs!.v35, ['auth', 'enable']);
       c.etcdctl(dirs!.v35, ['put', 'secure/k', 'v'], { ETCDCTL_USER: `root:${password}` });

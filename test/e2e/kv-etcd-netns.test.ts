@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { type RealCluster, realCluster, watchDown, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import type { TestCerts } from '../helpers/etcd-certs.js';
+import { startCluster, watchDown, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until, untilWhile } from '../helpers/kv.js';
@@ -22,6 +22,7 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
   let hosts: NetnsHosts;
   const cfg = tempConfigDir('opsctl-kv-netns-');
   let certs: TestCerts;
+  let t: RealTestCluster | undefined;
   let c: RealCluster;
   let clusterFile: string;
   const inHub = hubRunner(
@@ -49,17 +50,36 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
 
   beforeAll(async () => {
     hosts = netnsHosts(3, 'okv');
-    certs = makeTestCerts({ ips: hosts.addrs }, 'root');
-    c = await realCluster({
+    const nsOf = hosts.ns(0).replace(/etcd1$/, ''); // the namespaces are named PREFIX-etcdN after the members
+    const onHost = `ip netns exec ${nsOf}{name}`;
+    // each member in its host's namespace, TLS (CN root) for the hosts' addresses; ready: every member at cluster
+    // version 3.2.0 (asked from the hub); its command-driver file (cluster.yaml in the config dir) runs each template there
+    t = await startCluster({
+      members: 'real',
       size: 3,
-      certs,
-      hosts: hosts.addrs,
+      netns: hosts,
+      tls: { ips: hosts.addrs, clientCn: 'root' },
       ports: { client: 2379, peer: 2380 },
       bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
-      wrap: (m) => ['ip', 'netns', 'exec', hosts.ns(Number(m.name.slice(4)) - 1)],
+      version: '3.2',
+      ready: 'version',
+      configDir: cfg.dir,
+      file: (real) => ({
+        host: true,
+        prefix: onHost,
+        extra: [
+          `config: ${onHost} cat ${real.dir}/{name}/etcd.yaml`,
+          `backup: ${onHost} cp -a ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`,
+          `dataDir: ${real.dir}/{name}/data`,
+          `onHost: ${onHost}`,
+          // the proof before each stop runs where the member does (its namespace), as `ssh {host} sudo sh -s` would
+          `trial: ${onHost} sh -s`,
+        ],
+      }),
     });
-    for (const m of c.members) c.start(m, '3.2');
-    await until(async () => (await versions()).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster in its namespaces');
+    c = t.real;
+    certs = t.certs!;
+    clusterFile = t.file;
     for (let i = 0; i < 20; i++) {
       const r = await inHub(join(releases!.v33, 'etcdctl'), [
         '--endpoints',
@@ -76,28 +96,11 @@ describe.runIf(ok)('kv upgrade across network namespaces (real etcd 3.2.32 → 3
       ]);
       expect(r.exitCode, String(r.stderr)).toBe(0);
     }
-    clusterFile = join(cfg.dir, 'cluster.yaml');
-    const nsOf = hosts.ns(0).replace(/etcd1$/, ''); // the namespaces are named PREFIX-etcdN after the members
-    const onHost = `ip netns exec ${nsOf}{name}`;
-    writeCommandClusterFile(clusterFile, c, {
-      certs,
-      host: true,
-      prefix: onHost,
-      extra: [
-        `config: ${onHost} cat ${c.dir}/{name}/etcd.yaml`,
-        `backup: ${onHost} cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`,
-        `dataDir: ${c.dir}/{name}/data`,
-        `onHost: ${onHost}`,
-        // the proof before each stop runs where the member does (its namespace), as `ssh {host} sudo sh -s` would
-        `trial: ${onHost} sh -s`,
-      ],
-    });
   }, 300_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await t?.destroy();
     hosts?.destroy();
-    certs?.cleanup();
     cfg.cleanup();
   });
 

@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { type RealCluster, realCluster, writeCommandClusterFile } from '../helpers/etcd-cluster.js';
+import type { TestCerts } from '../helpers/etcd-certs.js';
+import { startCluster, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
-import { readJournal, until, untilWhile } from '../helpers/kv.js';
+import { readJournal, untilWhile } from '../helpers/kv.js';
 
 const run = promisify(execFile);
 const releases = etcdReleaseDirs();
@@ -25,6 +25,7 @@ const PASSWORD = 'opsctl-e2e-root-pw';
 describe.runIf(ready)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-certificate TLS and auth (the built binary)', () => {
   const cfg = tempConfigDir('opsctl-kv-e2e-');
   let certs: TestCerts;
+  let t: RealTestCluster | undefined;
   let c: RealCluster;
   let clusterFile: string;
   const env = () => ({ OPSCTL_CONFIG_DIR: cfg.dir, OPSCTL_KV_PASSWORD_FILE: join(cfg.dir, 'root.pw'), NO_COLOR: '1', CI: '1' });
@@ -114,10 +115,27 @@ describe.runIf(ready)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-certi
   beforeAll(async () => {
     // CN root: etcdctl (gRPC) is root by its certificate, as with kubeadm-style client certificates;
     // opsctl's gateway requests are not (etcd ignores the CN there) and need --user's token.
-    certs = makeTestCerts({ ips: ['127.0.0.1'] }, 'root');
-    c = await realCluster({ size: 3, certs, bins: { '3.2': releases!.v32, '3.3': releases!.v33 } });
-    for (const m of c.members) c.start(m, '3.2');
-    await until(async () => (await versions()).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster');
+    // The command driver's file (cluster.yaml in the config dir) with its config, backup and dataDir templates and auth.
+    t = await startCluster({
+      members: 'real',
+      size: 3,
+      tls: { clientCn: 'root' },
+      bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
+      version: '3.2',
+      ready: 'version',
+      configDir: cfg.dir,
+      file: (real) => ({
+        extra: [
+          `config: cat ${real.dir}/{name}/etcd.yaml`,
+          `backup: cp -a ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`,
+          `dataDir: ${real.dir}/{name}/data`,
+        ],
+        top: ['auth: { user: root }'],
+      }),
+    });
+    c = t.real;
+    certs = t.certs!;
+    clusterFile = t.file;
     // Auth on, as production clusters have it: root with a password.
     c.etcdctl(releases!.v32, ['user', 'add', `root:${PASSWORD}`, '--interactive=false']);
     c.etcdctl(releases!.v32, ['role', 'add', 'root']);
@@ -125,17 +143,10 @@ describe.runIf(ready)('kv upgrade: real etcd 3.2.32 → 3.3.27 with client-certi
     c.etcdctl(releases!.v32, ['auth', 'enable']);
     for (let i = 0; i < 50; i++) etcdctl33('put', `before/${String(i).padStart(2, '0')}`, `value-${i}`);
     writeFileSync(join(cfg.dir, 'root.pw'), `${PASSWORD}\n`, { mode: 0o600 });
-    clusterFile = join(cfg.dir, 'cluster.yaml');
-    writeCommandClusterFile(clusterFile, c, {
-      certs,
-      extra: [`config: cat ${c.dir}/{name}/etcd.yaml`, `backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`, `dataDir: ${c.dir}/{name}/data`],
-      top: ['auth: { user: root }'],
-    });
   }, 300_000);
 
-  afterAll(() => {
-    c?.destroy();
-    certs?.cleanup();
+  afterAll(async () => {
+    await t?.destroy();
     cfg.cleanup();
   });
 

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, PAUSED } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
+import { startCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 
@@ -179,9 +180,10 @@ describe('kv upgrade SIGKILLed in a member start, then resumed (simulated member
     'paused %s: the resume finds the member, finishes healthy on 3.3 with one process per member',
     async (point) => {
       const b = box('opsctl-orphan-resume-');
+      let c: SimulatedTestCluster | undefined;
       try {
-        const up = await b.opsctl('kv', 'sandbox', 'up', '--members', '3', '--version', '3.2', '--timeout', '120s');
-        expect(up.exitCode, String(up.stderr)).toBe(0);
+        // (the sandbox this test upgrades, in the box's config dir: the simulator's own 100 ms heartbeat)
+        c = await startCluster({ members: 'simulated', size: 3, version: '3.2', configDir: b.cfg.dir, extra: ['--heartbeat', '100ms', '--timeout', '120s'] });
         const FAST = ['--settle', '0s', '--poll-interval', '100ms'];
         const run = b.hooked(`pause:${point}`, 'kv', 'upgrade', '--to', '3.3', '--yes', ...FAST);
         expect(await run.marked, run.stderr()).toBe(true);
@@ -198,7 +200,7 @@ describe('kv upgrade SIGKILLed in a member start, then resumed (simulated member
         expect(down.exitCode, String(down.stderr)).toBe(0);
         await expectNoOrphan(members, point);
       } finally {
-        await b.opsctl('kv', 'sandbox', 'down');
+        await c?.destroy();
         b.cfg.cleanup();
       }
     },
@@ -219,8 +221,8 @@ describe.runIf(releases)('real etcd 3.2.32 → 3.3.27: opsctl SIGKILLed right af
   }, 300_000);
 
   it('kv rollback stops the unrecorded 3.3.27 (named) and brings the member back on 3.2.32; a second kill is resumed to 3.3.27; kv sandbox down leaves no process and free ports', async () => {
-    const up = await b.opsctl('kv', 'sandbox', 'up', '--members', '3', '--etcd-bin', releases!.v32, '--timeout', '120s');
-    expect(up.exitCode, String(up.stderr)).toBe(0);
+    // (the sandbox of real etcd this test upgrades, in the box's config dir)
+    await startCluster({ members: 'simulated', size: 3, etcdBin: releases!.v32, configDir: b.cfg.dir, extra: ['--timeout', '120s'] });
 
     const first = b.hooked('pause:after-spawn', 'kv', 'upgrade', '--to', '3.3', '--yes', '--target-bin', releases!.v33, ...FAST);
     expect(await first.marked, first.stderr()).toBe(true);

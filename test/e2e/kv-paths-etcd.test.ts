@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { BIN, runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, watchDown, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, watchDown, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD, type LadderDirs } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { startLoad } from '../helpers/kv-load.js';
@@ -57,23 +57,30 @@ const name = (c: Cell) =>
 
 describe.runIf(Boolean(dirs)).each(CELLS.filter((c) => ALL || c.slice).map((c) => [name(c), c] as const))('%s (real etcd, monitoring, a writer)', (_, cell) => {
   const cfg = tempConfigDir('opsctl-paths-e2e-');
+  let t: RealTestCluster | undefined;
   let c: RealCluster;
   let file: string;
   const opsctl = (...args: string[]) => runBin(args, { env: { OPSCTL_CONFIG_DIR: cfg.dir, CI: '1' }, timeout: 900_000 });
-  const healthy = async () => (await opsctl('kv', 'health', '--cluster', file)).exitCode === 0;
 
   beforeAll(async () => {
     const all = binsOf(dirs!);
-    c = await realCluster({ size: 3, bins: Object.fromEntries(Object.entries(all).filter(([m]) => m >= cell.from && m <= cell.to)) });
-    for (const m of c.members) c.start(m, cell.from);
-    await until(() => c.members.every((m) => c.alive(m)), 30_000, `three ${cell.from} members`);
-    const extra = [...(cell.trial ? ['trial: sh -s'] : []), ...(cell.settings ? [`settings: echo --config-file=${c.dir}/{name}/etcd.yaml`] : [])];
-    file = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { extra });
-    await until(healthy, 60_000, 'the cluster healthy');
+    // the command driver's file (cluster.yaml in the config dir) with the cell's templates; ready: kv health through it
+    t = await startCluster({
+      members: 'real',
+      size: 3,
+      bins: Object.fromEntries(Object.entries(all).filter(([m]) => m >= cell.from && m <= cell.to)),
+      version: cell.from,
+      configDir: cfg.dir,
+      file: (real) => ({
+        extra: [...(cell.trial ? ['trial: sh -s'] : []), ...(cell.settings ? [`settings: echo --config-file=${real.dir}/{name}/etcd.yaml`] : [])],
+      }),
+    });
+    c = t.real;
+    file = t.file;
   }, 120_000);
 
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await t?.destroy();
     cfg.cleanup();
   });
 

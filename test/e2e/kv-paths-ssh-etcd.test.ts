@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster, watchDown } from '../helpers/etcd-cluster.js';
+import { startCluster, watchDown, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
@@ -25,6 +25,7 @@ const ok = Boolean(dirs) && canNetns('kv path matrix over ssh') && requireSsh();
 describe.runIf(ok)(`path matrix: 3.5 → 3.7 over ssh, the systemd preset with a unit per version (real ${PINNED_ETCD['3.5']} → ${PINNED_ETCD['3.7']})`, () => {
   let hosts: NetnsHosts;
   let ssh: SshHosts;
+  let t: RealTestCluster | undefined;
   let c: RealCluster;
   const cfg = tempConfigDir('opsctl-paths-ssh-');
   const standin = join(cfg.dir, 'standin-bin');
@@ -38,7 +39,9 @@ describe.runIf(ok)(`path matrix: 3.5 → 3.7 over ssh, the systemd preset with a
   beforeAll(async () => {
     hosts = netnsHosts(3, 'kvpaths', 215);
     ssh = await sshHosts(hosts, (i) => ({ PATH: `${standin}:/usr/local/bin:/usr/bin:/bin`, OPSCTL_TEST_MEMBER: `etcd${i + 1}` }));
-    c = await realCluster({ size: 3, hosts: hosts.addrs, ports: { client: 2479, peer: 2480 } });
+    // each member's folder on its host; none started: the stand-in systemctl starts them over ssh
+    t = await startCluster({ members: 'real', size: 3, netns: hosts, ports: { client: 2479, peer: 2480 } });
+    c = t.real;
     const bins: Record<string, string> = { '3.5': dirs!.v35, '3.6': dirs!.v36, '3.7': dirs!.v37 };
     mkdirSync(standin, { recursive: true });
     // The stand-in systemctl: units etcd-3.5, etcd-3.6, etcd-3.7 of the member of this session's host, by its PID file.
@@ -69,7 +72,7 @@ esac
   }, 300_000);
 
   afterAll(async () => {
-    c?.destroy();
+    await t?.destroy();
     await ssh?.stop();
     hosts?.destroy();
     cfg.cleanup();

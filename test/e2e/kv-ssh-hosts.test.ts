@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { realCluster, type RealCluster, watchDown } from '../helpers/etcd-cluster.js';
+import { startCluster, watchDown, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { etcdReleaseDirs } from '../helpers/etcd-releases.js';
 import { readJournal, until, untilWhile } from '../helpers/kv.js';
 import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
@@ -21,7 +21,7 @@ const ok = Boolean(releases) && canNetns('kv ssh multi-host e2e') && requireSsh(
  * etcd 3.2.32 member. opsctl upgrades them to 3.3.27 and every stop, running check, data-dir backup,
  * config read and start goes over ssh to the member's host.
  *
- * The command driver's templates run the test's control script (ctl.sh of etcd-cluster.ts) over ssh.
+ * The command driver's templates run the test's control script (ctl.sh of test/framework/real.ts) over ssh.
  * The systemd preset: a real systemd cannot run inside this test, so the preset's `systemctl stop|
  * start|is-active etcd` commands go over real ssh to a STAND-IN `systemctl`, a shell script this test
  * installs (in a directory first on the PATH of the ssh sessions, sshd SetEnv; nothing on the machine's
@@ -34,7 +34,7 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   let hosts: NetnsHosts;
   let ssh: SshHosts;
   const cfg = tempConfigDir('opsctl-kv-ssh-');
-  const clusters: RealCluster[] = [];
+  const clusters: RealTestCluster[] = [];
   let standinDir: string;
   /** opsctl's config dir: one per test, so each has its own journal. */
   let home = cfg.dir;
@@ -79,23 +79,25 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   }, 300_000);
 
   afterAll(async () => {
-    for (const c of clusters) c.destroy();
+    for (const c of clusters) await c.destroy();
     await ssh?.stop();
     hosts?.destroy();
     cfg.cleanup();
   });
 
   it('command driver over ssh: a host cut off mid-run halts with exit 3, never two members down; link restored, a re-run finishes', async () => {
-    const c = await realCluster({
+    // each member on its host, started by the control script there; ready: every member at cluster version 3.2.0 (asked from the hub)
+    const t = await startCluster({
+      members: 'real',
       size: 3,
-      hosts: hosts.addrs,
+      netns: hosts,
       ports: { client: 2379, peer: 2380 },
       bins: { '3.2': releases!.v32, '3.3': releases!.v33 },
-      wrap: (m) => ['ip', 'netns', 'exec', hosts.ns(Number(m.name.slice(4)) - 1)],
+      version: '3.2',
+      ready: 'version',
     });
-    clusters.push(c);
-    for (const m of c.members) c.start(m, '3.2');
-    await until(async () => (await versions(c)).every((v) => v?.etcdcluster === '3.2.0'), 60_000, 'the 3.2.32 cluster on its hosts');
+    clusters.push(t);
+    const c = t.real;
     for (let i = 0; i < 20; i++) expect((await etcdctl(c, 'put', `ssh/${i}`, `v${i}`)).exitCode).toBe(0);
     const file = clusterFile('ssh-command.yaml', c, [
       'type: command',
@@ -195,8 +197,10 @@ describe.runIf(ok)('kv upgrade of real hosts over ssh (network namespaces, sshd,
   }, 400_000);
 
   it('systemd preset over ssh (a stand-in systemctl, named above): hosts that stop answering ssh halt the run (exit 3, the member not stopped); back, the re-run upgrades every member, backs up each data dir, links the 3.3 binary', async () => {
-    const c = await realCluster({ size: 3, hosts: hosts.addrs, ports: { client: 2479, peer: 2480 } });
-    clusters.push(c);
+    // each member's folder on its host; none started: the stand-in systemctl starts them over ssh
+    const t = await startCluster({ members: 'real', size: 3, netns: hosts, ports: { client: 2479, peer: 2480 } });
+    clusters.push(t);
+    const c = t.real;
     home = join(cfg.dir, 'systemd-home');
     mkdirSync(home);
     // The stand-in systemctl: `start|stop|is-active [--quiet] etcd` for the member of this ssh

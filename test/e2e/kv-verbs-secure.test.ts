@@ -6,7 +6,7 @@ import { runBin } from '../helpers/bin.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { requireProgram } from '../helpers/e2e.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
-import { authCluster34, realCluster, writeCommandClusterFile, type RealCluster } from '../helpers/etcd-cluster.js';
+import { startCluster, type RealCluster, type RealTestCluster } from '../framework/index.js';
 import { until } from '../helpers/kv.js';
 import { PtySession, SCRIPT } from '../helpers/pty.js';
 
@@ -48,7 +48,7 @@ describe.runIf(
 )('etcdctl-like verbs on a TLS cluster with auth, by flags and by cluster file (real etcd 3.4, built binary)', () => {
   const cfg = tempConfigDir('opsctl-verbs-secure-');
   let certs: TestCerts;
-  let c: RealCluster;
+  let t: RealTestCluster | undefined;
   let ep: string;
   let hp: string;
   let clusterFile: string;
@@ -103,19 +103,30 @@ describe.runIf(
 
   beforeAll(async () => {
     certs = makeTestCerts({ ips: ['127.0.0.1'] }, '');
-    c = await authCluster34(PASSWORD, certs);
-    ep = c.endpoints[0]!;
-    hp = new URL(ep).host;
-    expect(ep).toMatch(/^https:/);
     const pwFile = join(cfg.dir, 'root.password');
     writeFileSync(pwFile, `${PASSWORD}\n`, { mode: 0o600 });
-    clusterFile = writeCommandClusterFile(join(cfg.dir, 'cluster.yaml'), c, { certs, top: [`auth: { user: root, passwordFile: ${pwFile} }`] });
+    // one Debian etcd 3.4 member with client-certificate TLS, a root user of PASSWORD and auth enabled; its cluster file
+    // (cluster.yaml in the config dir) with the TLS and the password file
+    t = await startCluster({
+      members: 'real',
+      size: 1,
+      tls: certs,
+      version: '/usr/bin',
+      ready: 'etcdctl',
+      rootPassword: PASSWORD,
+      configDir: cfg.dir,
+      file: { top: [`auth: { user: root, passwordFile: ${pwFile} }`] },
+    });
+    ep = t.endpoints[0]!;
+    hp = new URL(ep).host;
+    expect(ep).toMatch(/^https:/);
+    clusterFile = t.file;
   }, 60_000);
   afterEach(() => {
     for (const s of sessions.splice(0)) s.kill();
   });
-  afterAll(() => {
-    c?.destroy();
+  afterAll(async () => {
+    await t?.destroy();
     certs?.cleanup();
     cfg.cleanup();
   });
@@ -268,7 +279,7 @@ describe.runIf(
     // a password file in the cluster file with the wrong password: refused the same way
     const badPw = join(cfg.dir, 'wrong.password');
     writeFileSync(badPw, `${WRONG}\n`, { mode: 0o600 });
-    const badFile = writeCommandClusterFile(join(cfg.dir, 'bad-cluster.yaml'), c, { certs, top: [`auth: { user: root, passwordFile: ${badPw} }`] });
+    const badFile = t!.clusterFile({ name: 'bad-cluster.yaml', top: [`auth: { user: root, passwordFile: ${badPw} }`] });
     const viaFile = await opsctl(['member', 'list', '--cluster', badFile]);
     expect(viaFile.exitCode, says(viaFile)).toBe(4);
     expect(err(viaFile)).toMatch(/etcd refused user root: wrong user name or password/);
@@ -358,15 +369,16 @@ describe.runIf(requireProgram('etcd', '/usr/bin/etcd') && requireProgram('etcdct
   'endpoint health and status with a member stopped (real etcd 3.4, 3 members, built binary)',
   () => {
     const cfg = tempConfigDir('opsctl-verbs-dead-');
-    let c: RealCluster;
-    afterAll(() => {
-      c?.destroy();
+    let t: RealTestCluster | undefined;
+    afterAll(async () => {
+      await t?.destroy();
       cfg.cleanup();
     });
 
     it('the stopped member unhealthy and the others healthy as etcdctl says, exit 1; its status a warning naming it, the others printed, exit 1', async () => {
-      c = await realCluster({ size: 3 });
-      for (const m of c.members) c.start(m, '/usr/bin');
+      // three Debian etcd 3.4 members, started; the test waits for etcdctl to find them healthy
+      t = await startCluster({ members: 'real', size: 3, version: '/usr/bin', ready: 'none', configDir: cfg.dir });
+      const c: RealCluster = t.real;
       const eps = c.members.map((m) => new URL(m.clientUrl).host);
       const ctl = (args: string[]) =>
         execa(ETCDCTL, ['--endpoints', eps.join(','), '--dial-timeout', '2s', '--command-timeout', '2s', ...args], {

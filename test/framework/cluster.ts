@@ -47,17 +47,21 @@ export interface TestCluster<M extends TestMember = TestMember> {
   destroy(): Promise<void>;
 }
 
-/** The built binary with the cluster's environment (and `o`'s); never rejects. */
-export function runOpsctl(env: ClusterEnv, o: RunOptions, args: string[]) {
-  return execa(process.execPath, [BIN, ...args], { timeout: 300_000, ...o, reject: false, env: { ...env, ...o.env }, extendEnv: true });
+/** The built binary with the cluster's environment (and `o`'s), after `via` (a command it runs under: `ip netns exec HUB`); never rejects. */
+export function runOpsctl(env: ClusterEnv, o: RunOptions, args: string[], via: string[] = []) {
+  const argv = [...via, process.execPath, BIN, ...args];
+  return execa(argv[0]!, argv.slice(1), { timeout: 300_000, ...o, reject: false, env: { ...env, ...o.env }, extendEnv: true });
 }
 
-/** The parts every backend shares: the runners bound to the config dir, and a member found by name. */
-export function boundRunners(env: ClusterEnv, timeout: number | undefined) {
+/**
+ * The parts every backend shares: the runners bound to the config dir (the built binary's under `via`, where the
+ * members are reached from: a network namespace's hub), and a member found by name.
+ */
+export function boundRunners(env: ClusterEnv, timeout: number | undefined, via: string[] = []) {
   const base: RunOptions = timeout === undefined ? {} : { timeout };
   return {
-    opsctl: (...args: string[]) => runOpsctl(env, base, args),
-    opsctlWith: (o: RunOptions, ...args: string[]) => runOpsctl(env, { ...base, ...o }, args),
+    opsctl: (...args: string[]) => runOpsctl(env, base, args, via),
+    opsctlWith: (o: RunOptions, ...args: string[]) => runOpsctl(env, { ...base, ...o }, args, via),
     cli: (...args: string[]) => runCli(args, { env }),
   };
 }

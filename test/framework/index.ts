@@ -3,7 +3,7 @@ export type { ClusterEnv, MemberKind, RunOptions, TestCluster, TestMember } from
 export type { ContainerCluster, ContainerMember, EngineCli } from './container.js';
 export { DOCKER, dockerViaPodman, etcdImages, imageOf, PODMAN, podmanProblem } from './container.js';
 export { readJournal } from './journal.js';
-export type { CommandFileOptions, RealMember } from './real.js';
+export type { CommandFileOptions, RealCluster, RealMember } from './real.js';
 export { watchDown } from './real.js';
 export type { KvSandbox, SandboxMember } from './simulated.js';
 export { startCluster } from './start.js';

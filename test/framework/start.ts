@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { makeTestCerts, type TestCerts } from '../helpers/etcd-certs.js';
 import { until } from '../helpers/kv.js';
+import type { NetnsHosts } from '../helpers/netns.js';
 import { boundRunners, memberOf, type ClusterEnv, type TestCluster, type TestMember } from './cluster.js';
 import { containerCluster, PODMAN, writeContainerClusterFile, type ContainerCluster, type ContainerMember, type EngineCli } from './container.js';
 import {
@@ -40,8 +41,16 @@ export type Ready<C> = 'health' | 'version' | 'alive' | 'etcdctl' | 'none' | ((c
 /** A command-driver cluster file's lines, and its name in the config dir (default cluster.yaml). */
 export type FileOptions = CommandFileOptions & { name?: string };
 
-export interface RealStart extends Common, Omit<RealClusterOptions, 'certs' | 'size'> {
+export interface RealStart extends Common, Omit<RealClusterOptions, 'certs' | 'size' | 'hosts' | 'wrap'> {
   members: 'real';
+  /** Member addresses (default 127.0.0.1 with free ports). */
+  hosts?: string[];
+  /**
+   * Members on hosts of their own (test/helpers/netns.ts): member i at host i's address, its control commands run in
+   * host i's namespace (`ip netns exec NS`); `opsctl(...)` and the 'version' and 'health' checks run in the hub, where
+   * the members are reached ('etcdctl' and `cli`, in process, do not). The test makes the hosts and destroys them after the cluster.
+   */
+  netns?: NetnsHosts;
   /** The minor (a key of `bins`) or release folder every member starts on; omitted: none is started (the test starts them). */
   version?: string;
   /** Client-certificate TLS: the test's certificates, or ones made for it (removed by destroy()). */
@@ -130,11 +139,13 @@ async function waitReady<C extends TestCluster<any>>(c: C, ready: Ready<C>, chec
 }
 
 async function startReal(o: RealStart): Promise<RealTestCluster> {
-  const { members: _kind, version, tls, file: fileOptions, rootPassword, ready, configDir: _dir, env: extraEnv, timeout, ...rest } = o;
+  const { members: _kind, version, tls, file: fileOptions, rootPassword, ready, configDir: _dir, env: extraEnv, timeout, netns, ...rest } = o;
   const cfg = configDirOf(o);
   const made = tls && !('ca' in tls) ? makeTestCerts({ ips: tls.ips ?? ['127.0.0.1'] }, tls.clientCn ?? 'opsctl-client') : undefined;
   const certs = made ?? (tls && 'ca' in tls ? tls : undefined);
-  const real = await realCluster({ ...rest, ...(certs ? { certs } : {}) });
+  const onHosts = netns ? { hosts: netns.addrs, wrap: (m: { host: string }) => ['ip', 'netns', 'exec', netns.ns(netns.addrs.indexOf(m.host))] } : {};
+  const real = await realCluster({ ...rest, ...onHosts, ...(certs ? { certs } : {}) });
+  const via = netns ? ['ip', 'netns', 'exec', netns.hub] : [];
   const env: ClusterEnv = { OPSCTL_CONFIG_DIR: cfg.dir, NO_COLOR: '1', CI: '1', ...extraEnv };
   const clusterFile = (f: FileOptions = {}) => {
     const { name, ...lines } = f;
@@ -151,7 +162,7 @@ async function startReal(o: RealStart): Promise<RealTestCluster> {
     env,
     file: clusterFile(typeof fileOptions === 'function' ? fileOptions(real) : fileOptions),
     clusterFile,
-    ...boundRunners(env, timeout),
+    ...boundRunners(env, timeout, via),
     pid: (m) => real.pid(memberOf(real.members, m)),
     alive: (m) => real.alive(memberOf(real.members, m)),
     kill(m, signal = 'SIGKILL') {
@@ -168,8 +179,10 @@ async function startReal(o: RealStart): Promise<RealTestCluster> {
     if (version === undefined) return c;
     for (const m of real.members) real.start(m, version);
     const tlsArgs = certs ? ['--cacert', certs.ca, '--cert', certs.clientCert, '--key', certs.clientKey] : [];
+    // (curl in the hub for members on hosts of their own)
+    const curl = [...via, 'curl'];
     const clusterAt = async (e: string) =>
-      execFileP('curl', ['-sS', '--max-time', '2', ...tlsArgs, `${e}/version`]).then(
+      execFileP(curl[0]!, [...curl.slice(1), '-sS', '--max-time', '2', ...tlsArgs, `${e}/version`]).then(
         (r) => (JSON.parse(r.stdout) as { etcdcluster?: string }).etcdcluster,
         () => undefined,
       );

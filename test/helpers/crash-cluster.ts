@@ -2,10 +2,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KvClient } from '../../src/kv/cluster/client.js';
 import { KvSession } from '../../src/kv/cluster/session.js';
-import { runBin } from './bin.js';
+import { startCluster, type RealCluster, type RealTestCluster, type SimulatedTestCluster } from '../framework/index.js';
 import { tempConfigDir } from './cli.js';
-import { realCluster, writeCommandClusterFile, type RealCluster } from './etcd-cluster.js';
-import { until } from './kv.js';
 
 /**
  * The clusters of the crash-point sweeps, each with a monitor and a writer: the monitor samples every
@@ -111,13 +109,17 @@ function alivePid(pidFile: string): boolean {
   }
 }
 
-/** A simulated sandbox (the local driver); with `etcdBin`, one of real etcd members from that release directory. */
+/**
+ * A simulated sandbox (the local driver), brought up by startCluster in this config dir; with `etcdBin`, one of real
+ * etcd members from that release directory.
+ */
 export function crashSandbox(size = 3, o: { etcdBin?: string } = {}) {
   const cfg = tempConfigDir('opsctl-crash-sim-');
   const env = { OPSCTL_CONFIG_DIR: cfg.dir };
-  const sandboxFile = join(cfg.dir, 'data', 'kv', 'sandbox', 'sandbox.json');
-  const spec = () => JSON.parse(readFileSync(sandboxFile, 'utf8')) as { members: Array<{ name: string; endpoint: string; dataDir: string; pidFile: string }> };
-  const members = (): Member[] => (existsSync(sandboxFile) ? spec().members.map((m) => ({ ...m, alive: () => alivePid(m.pidFile) })) : []);
+  let c: SimulatedTestCluster | undefined;
+  const spec = () => c!.sandbox.spec();
+  // (the sandbox's record read at each call, as the run rewrites it; none while it is replaced)
+  const members = (): Member[] => (c && existsSync(c.sandbox.sandboxFile) ? spec().members.map((m) => ({ ...m, alive: () => alivePid(m.pidFile) })) : []);
   const w = watched(members);
   return {
     ...w,
@@ -127,11 +129,12 @@ export function crashSandbox(size = 3, o: { etcdBin?: string } = {}) {
     /** A fresh sandbox on `version` (the old one down, its data and journals gone). */
     reset: (version: string) =>
       w.replacing(async () => {
-        if (existsSync(sandboxFile)) await runBin(['kv', 'sandbox', 'down'], { env });
+        await c?.destroy();
+        c = undefined;
         rmSync(join(cfg.dir, 'data'), { recursive: true, force: true });
-        const from = o.etcdBin ? ['--etcd-bin', o.etcdBin] : ['--version', version];
-        const up = await runBin(['kv', 'sandbox', 'up', '--members', String(size), ...from], { env, timeout: 120_000 });
-        if (up.exitCode !== 0) throw new Error(`kv sandbox up failed: ${String(up.stderr)}`);
+        // (the simulated members' own heartbeat, 100 ms, as `kv sandbox up` gives them: the sweeps' timings)
+        const from = o.etcdBin ? { etcdBin: o.etcdBin } : { version, extra: ['--heartbeat', '100ms'] };
+        c = await startCluster({ members: 'simulated', size, configDir: cfg.dir, ...from });
       }),
     /**
      * Every member, started on `version`, runs as `as` (a start that starts the old binary: the simulated member's
@@ -143,22 +146,23 @@ export function crashSandbox(size = 3, o: { etcdBin?: string } = {}) {
       for (const m of spec().members) writeFileSync(join(m.dataDir, 'CONDITIONS.json'), JSON.stringify({ runsAs: { [version]: as } }));
     },
     async down() {
-      if (existsSync(sandboxFile)) await runBin(['kv', 'sandbox', 'down'], { env });
+      await c?.destroy();
       cfg.cleanup();
     },
   };
 }
 
 /**
- * Real etcd members run by a control script through the command driver (test/helpers/etcd-cluster.ts),
- * as an operator's hosts are: one cluster file at one path (the identical command), rewritten for each
- * new cluster; `bins` by minor, the members started on `from`.
+ * Real etcd members run by a control script through the command driver (startCluster's real members), as an
+ * operator's hosts are: one cluster file at one path (the identical command: cluster.yaml in the config dir),
+ * rewritten for each new cluster; `bins` by minor, the members started on `from`.
  */
 export function crashReal(bins: Record<string, string>, from: string, o: { size?: number; writeEveryMs?: number } = {}) {
   const size = o.size ?? 3;
   const cfg = tempConfigDir('opsctl-crash-real-');
   const env = { OPSCTL_CONFIG_DIR: cfg.dir };
   const file = join(cfg.dir, 'cluster.yaml');
+  let t: RealTestCluster | undefined;
   let c: RealCluster | undefined;
   const members = (): Member[] => c?.members.map((m) => ({ name: m.name, endpoint: m.clientUrl, alive: () => c!.alive(m) })) ?? [];
   const w = watched(members, o.writeEveryMs);
@@ -170,27 +174,28 @@ export function crashReal(bins: Record<string, string>, from: string, o: { size?
     cluster: () => c!,
     reset: () =>
       w.replacing(async () => {
-        c?.destroy();
+        await t?.destroy();
+        c = t = undefined;
         rmSync(join(cfg.dir, 'data'), { recursive: true, force: true });
-        c = await realCluster({ size, bins });
-        for (const m of c.members) c.start(m, from);
-        writeCommandClusterFile(file, c, { extra: [`backup: cp -a ${c.dir}/{name}/data ${c.dir}/{name}/data.bak-{run}`] });
+        // ready: kv health through the cluster file, and every member's process up
+        t = await startCluster({
+          members: 'real',
+          size,
+          bins,
+          version: from,
+          configDir: cfg.dir,
+          file: (real) => ({ extra: [`backup: cp -a ${real.dir}/{name}/data ${real.dir}/{name}/data.bak-{run}`] }),
+          ready: async (x) => (await x.opsctl('kv', 'health', '--cluster', x.file)).exitCode === 0 && x.members.every((m) => x.alive(m)),
+        });
+        c = t.real;
         const probe = c;
-        await until(
-          async () => {
-            const h = await runBin(['kv', 'health', '--cluster', file], { env });
-            return h.exitCode === 0 && probe.members.every((m) => probe.alive(m));
-          },
-          60_000,
-          `${size} members on ${from}`,
-        );
         // One v3 write, as every cluster in use has had: etcd 3.4 persists its consistent index only with
         // one, and without it 3.5.26+ marks live members removed in its v3 store on its first start, which
         // 3.6 obeys (refused before any stop: [v3-consistent-index], kv-v3-membership-etcd.test.ts).
         await new KvClient(probe.members[0]!.clientUrl, { session: w.session, timeoutMs: 5000 }).put('crash/0', 'set-up');
       }),
     async down() {
-      c?.destroy();
+      await t?.destroy();
       cfg.cleanup();
     },
   };

@@ -1,3 +1,3 @@
-// Moved to test/framework/real.ts (the real-etcd backend of startCluster); re-exported for the files not moved yet
-// (test/unit/test-framework.test.ts lists them). New tests: startCluster from test/framework.
+// Moved to test/framework/real.ts (the real-etcd backend of startCluster); re-exported for the kv-etcd bench
+// (scripts/bench/kv-etcd.bench.mjs bundles it). Tests: startCluster from test/framework.
 export * from '../framework/real.js';

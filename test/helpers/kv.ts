@@ -1,7 +1,6 @@
 import { scaled } from './deadline.js';
 
-// (the sandbox's bring-up and the journal's reader live in test/framework; re-exported for the files not moved yet)
-export { kvSandbox, upSandbox } from '../framework/simulated.js';
+// (the journal's reader lives in test/framework, beside the sandbox's bring-up; re-exported for the tests that read a journal)
 export { readJournal } from '../framework/journal.js';
 
 /**

@@ -1,3 +1,0 @@
-// Moved to test/framework/container.ts (the container backend of startCluster); re-exported for the files not moved
-// yet (test/unit/test-framework.test.ts lists them). New tests: startCluster from test/framework.
-export * from '../framework/container.js';
