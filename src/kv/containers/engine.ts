@@ -6,6 +6,8 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { valueProblem } from '../cluster/cluster-file.js';
+import { OpsError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 import { compileTemplate, displayArgv, renderArgv, type Template } from '../templates/argv.js';
 import { parseImageDefaults, parseInspect, type ContainerSettings, type ImageDefaults } from './settings.js';
 
@@ -22,7 +24,18 @@ export interface EngineResult {
 /** Words an engine prints when a container or image does not exist (podman's and docker's). */
 const NO_SUCH = /no such (container|object|image)|no container with name or ID|image not known|not found/i;
 
-export class EngineError extends Error {}
+/**
+ * The container engine failed or refused (a container or image missing, the engine not running, its own words):
+ * an error of the environment, said with the engine's words and where to look, never an "unexpected error".
+ */
+export class EngineError extends OpsError {
+  constructor(message: string) {
+    super(message, ExitCode.failure, {
+      code: 'engine',
+      hint: "the container engine's words above say what failed: check the engine and the member's container (podman ps -a / docker ps -a), then run the same command",
+    });
+  }
+}
 
 export class Engine {
   private readonly prefix?: Template;

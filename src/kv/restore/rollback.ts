@@ -184,7 +184,8 @@ export async function runRollback(o: RollbackOptions): Promise<RollbackReport> {
         );
       } catch (err) {
         await writeJournal(file, j, o.now(), { trace: o.debug });
-        if (err instanceof CycleFailed && err.cause instanceof OpsError) throw err.cause;
+        // (a refusal of opsctl's own as it is; an engine's failure is the roll-back's failure, said with what is back)
+        if (err instanceof CycleFailed && err.cause instanceof OpsError && err.cause.code !== 'engine') throw err.cause;
         p.fail(`${m.name}: ${(err as Error).message}`);
         throw new OpsError(`roll-back of ${m.name} to ${prev.version} failed: ${(err as Error).message}`, out.length ? 3 : 1, {
           code: 'rollback_failed',
