@@ -5,6 +5,8 @@ import { isOpsError, type OpsError } from './core/errors.js';
 import { withProfileFlag } from './core/hints.js';
 import { onFirstWasm } from './core/wasm.js';
 import { buildProgram, JSON_FIELD_LIST, splitJsonFlag } from './program.js';
+import { completeVerb } from './commands/spec.js';
+import { flagsAfterVerb } from './verb-flags.js';
 import type { ContextOverrides, WiredContext } from './wiring/context.js';
 
 /**
@@ -23,7 +25,6 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   if (split.json) ctx.globals = { json: true };
   const program = await buildProgram(ctx, split.argv);
   // etcdctl's order: a verb's flags before the verb (`kv --endpoints X get foo`) are read as the verb's
-  const [{ flagsAfterVerb }, { completeVerb }] = await Promise.all([import('./verb-flags.js'), import('./commands/spec.js')]);
   split.argv = flagsAfterVerb(program, split.argv, completeVerb);
   const output = {
     writeOut: (s: string) => ctx.io.stdout.write(s),

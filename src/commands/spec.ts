@@ -323,16 +323,22 @@ export function completeVerb(verb: Command): void {
  * runs, not of every verb (as the tracker builds one resource's verbs).
  */
 export function addGroup(parent: Command, ctx: Context, spec: GroupSpec, { lazy = false }: { lazy?: boolean } = {}): Command {
-  const cmd = parent.command(spec.name);
-  for (const alias of spec.aliases ?? []) cmd.alias(alias);
-  cmd.description(spec.summary);
-  if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
-  if (spec.examples?.length) examples(cmd, ...spec.examples);
+  const cmd = groupCommand(parent, spec);
   if (!lazy) {
     addCommands(cmd, ctx, spec.verbs);
     return cmd;
   }
   addLazyVerbs(cmd, ctx, spec.verbs);
+  return cmd;
+}
+
+/** A group's own command (name, aliases, summary, help, examples), without its verbs: what addGroup starts from. */
+export function groupCommand(parent: Command, spec: Omit<GroupSpec, 'verbs'>): Command {
+  const cmd = parent.command(spec.name);
+  for (const alias of spec.aliases ?? []) cmd.alias(alias);
+  cmd.description(spec.summary);
+  if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
+  if (spec.examples?.length) examples(cmd, ...spec.examples);
   return cmd;
 }
 

@@ -32,7 +32,6 @@ export interface ContextOverrides extends MainOverrides {
 export class WiredContext implements Context {
   readonly env: NodeJS.ProcessEnv;
   readonly io: IOStreams;
-  readonly paths: OpsctlPaths;
   readonly now: () => number;
   readonly cwd: string;
   readonly main?: Main;
@@ -47,15 +46,20 @@ export class WiredContext implements Context {
   private credentialStore?: CredentialStore;
   private clients = new Map<Service, Promise<HttpClient>>();
   private cleanups: Array<() => Promise<void> | void> = [];
+  private resolvedPaths?: OpsctlPaths;
 
   constructor(overrides: ContextOverrides = {}, main?: Main) {
     this.overrides = overrides;
     this.main = main;
     this.env = overrides.env ?? process.env;
     this.io = overrides.io ?? new IOStreams({ env: this.env });
-    this.paths = resolvePaths(this.env);
     this.now = overrides.now ?? Date.now;
     this.cwd = overrides.cwd ?? process.cwd();
+  }
+
+  /** Where config and data live, resolved on first use (a kv verb given --endpoints never asks). */
+  get paths(): OpsctlPaths {
+    return (this.resolvedPaths ??= resolvePaths(this.env));
   }
 
   get debugEnabled(): boolean {

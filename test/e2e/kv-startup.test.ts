@@ -48,7 +48,7 @@ describe('kv verbs load only what they use; the code cache stays as written', ()
     { verb: ['status'], out: /^127\.0\.0\.1:\d+\thttp:\/\/127\.0\.0\.1:\d+\t2\t3\.4\.23\t3\.4\.0\ttrue\t3\ttrue\t$/ },
     { verb: ['endpoint', 'health'], out: /^127\.0\.0\.1:\d+\ttrue\t[\d.]+ ms\t$/ },
   ])(
-    'kv $verb: no undici, execa, zod or yaml; no member driver, sandbox, journal, snapshot, labels, tracker or auth code; at most 8 files; no node:v8, http, https or child_process',
+    'kv $verb: its own spec and run alone; no undici, execa, zod or yaml; no member driver, sandbox, journal, snapshot, labels, tracker or auth code; at most 8 files; no node:v8, http, https, child_process or os',
     async ({ verb, out }) => {
       const cfg = tempConfigDir('opsctl-kv-startup-');
       try {
@@ -74,8 +74,13 @@ describe('kv verbs load only what they use; the code cache stays as written', ()
         for (const p of ['undici', 'execa', 'zod', 'yaml', 'write-file-atomic']) expect(packages.has(p), p).toBe(false);
         for (const s of sources) expect(s, s).not.toMatch(/^src\/kv\/(drivers|snapshot|journal|upgrade|ladder|local\/sandbox\.ts)/);
         // each loads its own verb's run alone
-        const runs = [...sources].filter((s) => /^src\/commands\/kv\/[^/]+\.ts$/.test(s) && !s.endsWith('.spec.ts') && !s.endsWith('/index.ts'));
-        expect(runs).toEqual([`src/commands/kv/${verb.filter((w) => w !== 'foo').join('-')}.ts`]);
+        const file = verb.filter((w) => w !== 'foo').join('-');
+        const runs = [...sources].filter((s) => /^src\/commands\/kv\/[^/]+\.ts$/.test(s) && !/(\.spec|\/index|\/verb-index)\.ts$/.test(s));
+        expect(runs).toEqual([`src/commands/kv/${file}.ts`]);
+        // and its own spec alone (src/commands/kv/verb-index.ts loads it): none of the other 38 verbs' specs, nor the
+        // noun's table of them all (noun.ts), is loaded or built
+        expect([...sources].filter((s) => s.endsWith('.spec.ts'))).toEqual([`src/commands/kv/${file}.spec.ts`]);
+        expect(sources.has('src/commands/kv/noun.ts')).toBe(false);
         expect(sources.has('src/commands/kv/lib/shared.ts')).toBe(false);
         // nothing of the other nouns: the label schema, the tracker's tables, sign-in (issue 47: config/services.ts once pulled in the label schema)
         // (packages/shared/src/… is named src/… here; of the labels, only the API versions a profile may name, labels/versions.ts)
@@ -85,7 +90,9 @@ describe('kv verbs load only what they use; the code cache stays as written', ()
         expect(files.length, files.join('\n')).toBeLessThanOrEqual(8);
         // (perf_hooks: the global `performance` loads nine built-ins; the kv client keeps time with process.hrtime;
         // http: an answer read whole goes over core/wire-transport.ts, HTTP/1.1 on node:net, not Node's HTTP client)
-        for (const b of ['v8', 'https', 'tls', 'child_process', 'perf_hooks', 'http', '_http_client', '_http_agent']) expect(builtins.has(b), b).toBe(false);
+        // (os: the config and data directories are resolved when asked, and a verb given --endpoints never asks)
+        for (const b of ['v8', 'https', 'tls', 'child_process', 'perf_hooks', 'http', '_http_client', '_http_agent', 'os'])
+          expect(builtins.has(b), b).toBe(false);
       } finally {
         cfg.cleanup();
       }

@@ -16,6 +16,13 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** Variables set for child processes (etcdctl, kv members), not read for opsctl's own behaviour. */
 const WRITTEN_FOR_CHILDREN = new Set(['ETCDCTL_API', 'PATH']);
 
+/**
+ * The platform's config and data directories (src/config/paths.ts writes env-paths' rule for them, which env-paths,
+ * a dependency outside this scan, used to read): the topic names them as that rule, under HOME ("the config and data
+ * directories follow the platform: env-paths"), not one by one.
+ */
+const PLATFORM_DIRS = new Set(['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'APPDATA', 'LOCALAPPDATA']);
+
 /** No test hook is read by the product: none is left out. */
 const TEST_ONLY = new Set<string>();
 
@@ -42,7 +49,7 @@ function variablesRead(): Set<string> {
     const byHand = text.match(/key: ((?:'[a-z_]+' \| )*'[a-z_]+'),?\s*\): string \| undefined \{[^}]*?`OPSCTL_\$\{key\.toUpperCase\(\)\}`/);
     if (byHand) for (const k of byHand[1]!.matchAll(/'([a-z_]+)'/g)) found.add(`OPSCTL_${k[1]!.toUpperCase()}`);
   }
-  for (const name of [...WRITTEN_FOR_CHILDREN, ...TEST_ONLY]) found.delete(name);
+  for (const name of [...WRITTEN_FOR_CHILDREN, ...TEST_ONLY, ...PLATFORM_DIRS]) found.delete(name);
   return found;
 }
 

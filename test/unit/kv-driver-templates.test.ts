@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandSpec, VerbSpec } from '../../src/commands/spec.js';
-import { noun } from '../../src/commands/kv/index.js';
+import { noun } from '../../src/commands/kv/noun.js';
 import { parseClusterFile } from '../../src/commands/kv/lib/cluster-file.js';
 import { carriedFlags, templatesFromFlags, type TemplateFlags } from '../../src/commands/kv/lib/shared.js';
 import {

@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { perMember } from './lib/flags.js';
+import { perMember } from './lib/cluster-flags.js';
 
 export const spec = defineVerb({
   name: 'defrag',

@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { cluster } from './lib/flags.js';
+import { cluster } from './lib/cluster-flags.js';
 
 export const spec = defineVerb({
   name: 'get',

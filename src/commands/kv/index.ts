@@ -1,109 +1,41 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { NOUN_SUMMARIES } from '../nouns.js';
-import { addGroup } from '../spec.js';
-import { withCommandTimeout } from './lib/etcdctl-env.js';
-import { spec as backupsList } from './backups-list.spec.js';
-import { spec as backupsPrune } from './backups-prune.spec.js';
-import { spec as downgrade } from './downgrade.spec.js';
-import { spec as get } from './get.spec.js';
-import { spec as health } from './health.spec.js';
-import { spec as put } from './put.spec.js';
-import { spec as releaseGet } from './release-get.spec.js';
-import { spec as releaseList } from './release-list.spec.js';
-import { spec as restore } from './restore.spec.js';
-import { spec as rollback } from './rollback.spec.js';
-import { spec as sandboxDown } from './sandbox-down.spec.js';
-import { spec as sandboxStatus } from './sandbox-status.spec.js';
-import { spec as sandboxUp } from './sandbox-up.spec.js';
-import { spec as snapshotSave } from './snapshot-save.spec.js';
-import { spec as snapshotStatus } from './snapshot-status.spec.js';
-import { spec as status } from './status.spec.js';
-import { spec as upgrade } from './upgrade.spec.js';
-import { spec as version } from './version.spec.js';
-import { spec as leaseGrant } from './lease-grant.spec.js';
-import { spec as leaseRevoke } from './lease-revoke.spec.js';
-import { spec as leaseTimetolive } from './lease-timetolive.spec.js';
-import { spec as leaseList } from './lease-list.spec.js';
-import { spec as leaseKeepAlive } from './lease-keep-alive.spec.js';
-import { spec as memberList } from './member-list.spec.js';
-import { spec as memberAdd } from './member-add.spec.js';
-import { spec as memberRemove } from './member-remove.spec.js';
-import { spec as memberUpdate } from './member-update.spec.js';
-import { spec as memberPromote } from './member-promote.spec.js';
-import { spec as moveLeader } from './move-leader.spec.js';
-import { spec as alarmList } from './alarm-list.spec.js';
-import { spec as alarmDisarm } from './alarm-disarm.spec.js';
-import { spec as defrag } from './defrag.spec.js';
-import { spec as compact } from './compact.spec.js';
-import { spec as endpointHealth } from './endpoint-health.spec.js';
-import { spec as endpointStatus } from './endpoint-status.spec.js';
-import { spec as endpointHashkv } from './endpoint-hashkv.spec.js';
-import { spec as del } from './del.spec.js';
-import { spec as watch } from './watch.spec.js';
-import { spec as txn } from './txn.spec.js';
+import { addGroup, addVerb, groupCommand } from '../spec.js';
+import { verbWithCommandTimeout } from './lib/etcdctl-env.js';
+import { KV_INDEX, type KvGroupEntry, type KvVerbEntry } from './verb-index.js';
 
 /**
- * `opsctl kv …`: health, versions, snapshots, gateway put/get, the sandbox, and the rolling upgrade. Its verbs, in --help order
- * (each given ETCDCTL_COMMAND_TIMEOUT as its --request-timeout when the flag is not given).
+ * The kv tree. A command line whose words right after `kv` name a verb (`kv get`, `kv member list`: commander
+ * dispatches to it, no option between) builds the groups on its way and that verb alone, from its own spec
+ * (verb-index.ts), so `kv get` loads and builds one spec of 39. Any other line (`kv --help`, `kv`, a misspelt verb,
+ * etcdctl's order `kv --endpoints X get`) builds the noun from every spec (noun.ts), each verb a name completed when
+ * dispatched to, as before; the whole tree (help, completion) every verb in full.
  */
-export const noun = withCommandTimeout({
-  name: 'kv',
-  summary: NOUN_SUMMARIES.kv,
-  examples: [
-    'opsctl kv sandbox up --members 3 --version 3.2',
-    'opsctl kv upgrade --to 3.3 --dry-run',
-    'opsctl kv upgrade --to 3.3',
-    'opsctl kv health --endpoints http://10.0.0.1:2379,http://10.0.0.2:2379',
-  ],
-  verbs: [
-    upgrade,
-    downgrade,
-    rollback,
-    restore,
-    health,
-    version,
-    status,
-    put,
-    get,
-    del,
-    watch,
-    txn,
-    {
-      name: 'endpoint',
-      summary: "each member as etcdctl's endpoint verbs show it: health (a quorum read), status, KV hash",
-      verbs: [endpointHealth, endpointStatus, endpointHashkv],
-    },
-    {
-      name: 'member',
-      summary: "the cluster's members: list, add (as a learner), remove, update, promote",
-      verbs: [memberList, memberAdd, memberRemove, memberUpdate, memberPromote],
-    },
-    moveLeader,
-    {
-      name: 'lease',
-      summary: 'leases: grant, revoke, time to live, list, keep alive',
-      verbs: [leaseGrant, leaseRevoke, leaseTimetolive, leaseList, leaseKeepAlive],
-    },
-    { name: 'alarm', summary: 'the raised alarms (NOSPACE, CORRUPT): list, disarm', verbs: [alarmList, alarmDisarm] },
-    defrag,
-    compact,
-    { name: 'snapshot', summary: 'v3 snapshots', verbs: [snapshotSave, snapshotStatus] },
-    { name: 'sandbox', summary: 'a local cluster on loopback, the default cluster of the kv commands', verbs: [sandboxUp, sandboxStatus, sandboxDown] },
-    {
-      name: 'release',
-      summary: 'official etcd release archives, verified (SHA256SUMS, etcd --version) and cached for kv upgrade',
-      verbs: [releaseGet, releaseList],
-    },
-    {
-      name: 'backups',
-      summary: "the data-dir backups, snapshots and kept data dirs of opsctl's upgrades and restores on this machine",
-      verbs: [backupsList, backupsPrune],
-    },
-  ],
-});
+export async function register(
+  program: Command,
+  ctx: Context,
+  { wholeTree = false, argv = [] }: { wholeTree?: boolean; argv?: readonly string[] } = {},
+): Promise<void> {
+  const named = wholeTree ? undefined : namedVerb(argv);
+  if (!named) {
+    const { noun } = await import('./noun.js');
+    addGroup(program, ctx, noun, { lazy: !wholeTree });
+    return;
+  }
+  let parent = program;
+  for (const group of named.groups) parent = groupCommand(parent, group);
+  addVerb(parent, ctx, verbWithCommandTimeout(await named.verb.spec()));
+}
 
-/** The kv tree: the verb a command line names is built in full, the others as names (the whole tree for help and completion). */
-export function register(program: Command, ctx: Context, { wholeTree = false }: { wholeTree?: boolean } = {}): void {
-  addGroup(program, ctx, noun, { lazy: !wholeTree });
+/** The groups and the verb that the words right after `kv` in `argv` name (by name or alias), if they name one. */
+export function namedVerb(argv: readonly string[]): { groups: KvGroupEntry[]; verb: KvVerbEntry } | undefined {
+  const groups: KvGroupEntry[] = [KV_INDEX];
+  for (let at = argv.indexOf('kv') + 1; at > 0 && at < argv.length; at++) {
+    const word = argv[at];
+    const found = groups.at(-1)!.verbs.find((e) => e.name === word || e.aliases?.includes(word!));
+    if (!found) return undefined;
+    if (!('verbs' in found)) return { groups, verb: found };
+    groups.push(found);
+  }
+  return undefined;
 }

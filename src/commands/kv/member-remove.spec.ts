@@ -1,6 +1,6 @@
 import { CONFIRM_HELP } from '../action.js';
 import { defineVerb, type RunModule } from '../spec.js';
-import { etcdctlLike } from './lib/flags.js';
+import { etcdctlLike } from './lib/cluster-flags.js';
 
 export const spec = defineVerb({
   name: 'remove',

@@ -1,5 +1,5 @@
 import { defineVerb, type RunModule } from '../spec.js';
-import { etcdctlLike } from './lib/flags.js';
+import { etcdctlLike } from './lib/cluster-flags.js';
 
 export const spec = defineVerb({
   name: 'update',

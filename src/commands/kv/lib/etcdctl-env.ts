@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../core/errors.js';
 import { parseGoDuration } from '../../../core/duration.js';
-import type { CommandSpec, GroupSpec } from '../../spec.js';
+import type { CommandSpec, GroupSpec, VerbSpec } from '../../spec.js';
 
 /** ETCDCTL_<NAME> as a duration in ms (undefined when unset); a value that is not a duration is refused naming the variable. */
 export function envDuration(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -56,22 +56,21 @@ export function envUser(env: NodeJS.ProcessEnv): { user: string; password?: stri
  * before its run reads it (a bad value is refused naming the variable, before anything is sent).
  */
 export function withCommandTimeout(group: GroupSpec): GroupSpec {
+  return { ...group, verbs: group.verbs.map((v): CommandSpec => ('verbs' in v ? withCommandTimeout(v) : verbWithCommandTimeout(v))) };
+}
+
+/** One kv verb as withCommandTimeout makes it: its run given ETCDCTL_COMMAND_TIMEOUT when it has --request-timeout and that is not given. */
+export function verbWithCommandTimeout(v: VerbSpec): VerbSpec {
+  if (!v.flags || !('requestTimeout' in v.flags)) return v;
   return {
-    ...group,
-    verbs: group.verbs.map((v): CommandSpec => {
-      if ('verbs' in v) return withCommandTimeout(v);
-      if (!v.flags || !('requestTimeout' in v.flags)) return v;
-      return {
-        ...v,
-        load: () =>
-          v.load().then((m) => ({
-            run: (opts: never, ctx: Context, cmd: Command) => {
-              const given = opts as Record<string, unknown>;
-              const ms = given.requestTimeout === undefined ? envDuration(ctx.env, 'ETCDCTL_COMMAND_TIMEOUT') : undefined;
-              return m.run((ms === undefined ? given : { ...given, requestTimeout: `${ms}ms` }) as never, ctx, cmd);
-            },
-          })),
-      };
-    }),
+    ...v,
+    load: () =>
+      v.load().then((m) => ({
+        run: (opts: never, ctx: Context, cmd: Command) => {
+          const given = opts as Record<string, unknown>;
+          const ms = given.requestTimeout === undefined ? envDuration(ctx.env, 'ETCDCTL_COMMAND_TIMEOUT') : undefined;
+          return m.run((ms === undefined ? given : { ...given, requestTimeout: `${ms}ms` }) as never, ctx, cmd);
+        },
+      })),
   };
 }
