@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -8,6 +8,7 @@ import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
 import { requireSsh, sshHosts, type SshHosts } from '../helpers/sshd.js';
+import { writeStandinSystemctl } from '../helpers/standin-systemctl.js';
 
 const dirs = etcdLadderDirs();
 const ok = Boolean(dirs) && canNetns('kv path matrix over ssh') && requireSsh();
@@ -43,30 +44,8 @@ describe.runIf(ok)(`path matrix: 3.5 → 3.7 over ssh, the systemd preset with a
     t = await startCluster({ members: 'real', size: 3, netns: hosts, ports: { client: 2479, peer: 2480 } });
     c = t.real;
     const bins: Record<string, string> = { '3.5': dirs!.v35, '3.6': dirs!.v36, '3.7': dirs!.v37 };
-    mkdirSync(standin, { recursive: true });
     // The stand-in systemctl: units etcd-3.5, etcd-3.6, etcd-3.7 of the member of this session's host, by its PID file.
-    writeFileSync(
-      join(standin, 'systemctl'),
-      `#!/bin/sh
-# STAND-IN for systemctl (opsctl test kv-paths-ssh): not systemd.
-set -eu
-cmd="$1"; shift
-[ "\${1:-}" = "--quiet" ] && shift
-d="${c.dir}/$OPSCTL_TEST_MEMBER"
-bin() { case "$1" in ${Object.entries(bins)
-        .map(([v, dir]) => `etcd-${v}) echo "${dir}/etcd" ;;`)
-        .join(' ')} *) echo "Unit $1.service not found." >&2; exit 5 ;; esac; }
-alive() { [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status"; }
-case "$cmd" in
-  start) b="$(bin "$1")"; alive && exit 0; nohup "$b" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null & echo $! >"$d/pid" ;;
-  stop) if alive; then kill -TERM "$(cat "$d/pid")"; n=0; while alive; do n=$((n+1)); [ $n -lt 900 ] || kill -KILL "$(cat "$d/pid")"; sleep 0.1; done; fi ;;
-  is-active) alive ;;
-  cat) b="$(bin "$1")"; printf '# /etc/systemd/system/%s.service\\n[Unit]\\nDescription=etcd\\n\\n[Service]\\nType=notify\\nExecStart=%s --config-file %s/etcd.yaml\\nRestart=on-failure\\n' "$1" "$b" "$d" ;;
-  *) echo "stand-in systemctl: $cmd is not supported" >&2; exit 1 ;;
-esac
-`,
-      { mode: 0o755 },
-    );
+    writeStandinSystemctl(standin, { bins, memberDir: `"${c.dir}/$OPSCTL_TEST_MEMBER"`, test: 'kv-paths-ssh' });
     for (const m of c.members) expect((await ssh.run(hosts.addrs.indexOf(m.host), 'systemctl start etcd-3.5')).exitCode).toBe(0);
     await until(async () => (await opsctl('kv', 'health', '--endpoints', c.endpoints.join(','))).exitCode === 0, 60_000, 'three 3.5.35 members');
   }, 300_000);

@@ -1,5 +1,4 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
@@ -9,6 +8,7 @@ import { etcdLadderDirs, PINNED_ETCD } from '../helpers/etcd-releases.js';
 import { until } from '../helpers/kv.js';
 import { canNetns, hubRunner, type NetnsHosts, netnsHosts } from '../helpers/netns.js';
 import { requireSsh, sshHosts, type SshHosts } from '../helpers/sshd.js';
+import { writeStandinSystemctl } from '../helpers/standin-systemctl.js';
 
 const dirs = etcdLadderDirs();
 /** Where every host keeps its member: the same path on each, a directory of its own there (sshHosts' `own`), empty here. */
@@ -40,7 +40,9 @@ describe.runIf(ok)(`the rehearsal of TLS members on other hosts, the same paths 
     () => cfg.dir,
     600_000,
   );
-  const opsctl = (...args: string[]) => inHub(process.execPath, [BIN, ...args]);
+  // (opsctl's temporary files in a directory of this test's: other files' rehearsals run meanwhile)
+  const tmp = join(cfg.dir, 'tmp');
+  const opsctl = (...args: string[]) => inHub('env', [`TMPDIR=${tmp}`, process.execPath, BIN, ...args]);
   const endpoints = () => hosts.addrs.map((a) => `https://${a}:2379`);
   const version = async (i: number) => {
     const r = await inHub('curl', ['-sS', '--max-time', '2', ...tls(), `${endpoints()[i]}/version`], 10_000);
@@ -49,31 +51,10 @@ describe.runIf(ok)(`the rehearsal of TLS members on other hosts, the same paths 
 
   beforeAll(async () => {
     hosts = netnsHosts(3, 'kvrsh', 216);
+    mkdirSync(tmp, { recursive: true });
     certs = makeTestCerts({ ips: hosts.addrs });
-    mkdirSync(standin, { recursive: true });
     const bins: Record<string, string> = { '3.5': dirs!.v35, '3.6': dirs!.v36 };
-    writeFileSync(
-      join(standin, 'systemctl'),
-      `#!/bin/sh
-# STAND-IN for systemctl (opsctl test kv-rehearse-ssh): not systemd. The member of this host, at /srv/etcd.
-set -eu
-cmd="$1"; shift
-[ "\${1:-}" = "--quiet" ] && shift
-d=${AT}/etcd
-bin() { case "$1" in ${Object.entries(bins)
-        .map(([v, dir]) => `etcd-${v}) echo "${dir}/etcd" ;;`)
-        .join(' ')} *) echo "Unit $1.service not found." >&2; exit 5 ;; esac; }
-alive() { [ -f "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$(cat "$d/pid")/status"; }
-case "$cmd" in
-  start) b="$(bin "$1")"; alive && exit 0; nohup "$b" --config-file "$d/etcd.yaml" >>"$d/etcd.log" 2>&1 </dev/null & echo $! >"$d/pid" ;;
-  stop) if alive; then kill -TERM "$(cat "$d/pid")"; n=0; while alive; do n=$((n+1)); [ $n -lt 900 ] || kill -KILL "$(cat "$d/pid")"; sleep 0.1; done; fi ;;
-  is-active) alive ;;
-  cat) b="$(bin "$1")"; printf '# /etc/systemd/system/%s.service\\n[Unit]\\nDescription=etcd\\n\\n[Service]\\nType=notify\\nExecStart=%s --config-file %s/etcd.yaml\\nRestart=on-failure\\n' "$1" "$b" "$d" ;;
-  *) echo "stand-in systemctl: $cmd is not supported" >&2; exit 1 ;;
-esac
-`,
-      { mode: 0o755 },
-    );
+    writeStandinSystemctl(standin, { bins, memberDir: `${AT}/etcd`, test: 'kv-rehearse-ssh' });
     const cluster = hosts.addrs.map((a, i) => `etcd${i + 1}=https://${a}:2380`).join(',');
     const security = [
       `  cert-file: ${AT}/etcd/tls/server.crt`,
@@ -166,7 +147,7 @@ esac
     expect(await Promise.all([0, 1, 2].map(version))).toEqual([PINNED_ETCD['3.5'], PINNED_ETCD['3.5'], PINNED_ETCD['3.5']]);
     // nothing left here: this machine's /srv as it was, no copy, no clone's member
     expect(readdirSync(AT)).toEqual([]);
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith('opsctl-rehearsal-'))).toEqual([]);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('opsctl-rehearsal-'))).toEqual([]);
 
     // the upgrade reuses the verdict and runs
     const up = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--no-backup', '--rehearsal-copy-keys', '--cluster', file);

@@ -15,12 +15,11 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { LADDER_MINORS } from '@opsctl/shared/etcd-ladder.js';
 import type { MemberSpec } from '../cluster/cluster-file.js';
-import { minor } from '../cluster/parse.js';
 import { capabilitiesOf, type CloneOf, type CloneReach } from '../drivers/driver.js';
 import { configFileOf, dataDirOf, flagWords, type StartSettings } from '../drivers/start-settings.js';
 import { parseYaml } from '../../core/yaml.js';
 import { shellWord } from '../drivers/host-script.js';
-import { CLONE_RECORD, cloneAddresses, type ClonedMember } from './clone-find.js';
+import { CLONE_RECORD, cloneAddresses, runningMember, runningMinor, type ClonedMember } from './clone-find.js';
 
 /** Where, under opsctl's data directory in the clone, a fetched member's copies are: its paths below it as on its host. */
 export function fetchedDir(dataDir: string, member: string): string {
@@ -76,8 +75,7 @@ async function lookAway(
   if (tls) for (const f of await keyFiles(s)) paths.add(abs(f));
   const running = configFileOf(s.args, s.env);
   if (running) paths.add(abs(running));
-  const v = await r.shell(m, `${shellWord(s.exe)} --version 2>&1 | sed -n 's/^etcd Version: //p'\n`);
-  const version = minor(v.stdout.trim());
+  const version = await runningMinor(m, r, s.exe);
   if (!version) return { why: `${m.name}: ${s.exe} --version printed no "etcd Version:" on its host` };
   // its settings on each later minor (the clone's starts), and the config files they name (copied too)
   const later = LADDER_MINORS.slice(LADDER_MINORS.indexOf(version) + 1);
@@ -107,13 +105,7 @@ async function lookAway(
     bytes,
     argv,
     member: {
-      name: m.name,
-      version,
-      exe: s.exe,
-      args: s.args,
-      env: s.env,
-      ...(s.cwd ? { cwd: s.cwd } : {}),
-      ...(s.user ? { user: s.user } : {}),
+      ...runningMember(m, version, { ...s, exe: s.exe }),
       dataDir: abs(dirs.dataDir),
       ...(dirs.walDir ? { walDir: abs(dirs.walDir) } : {}),
       fetched: [...paths],

@@ -76,23 +76,24 @@ async function lookAt(m: MemberSpec, r: CloneReach): Promise<{ why: string } | {
   if (!s.pid || !s.exe) return { why: `${m.name}: its process's PID and binary could not be read from /proc` };
   const dirs = await dataDirOf(s);
   if (!dirs) return { why: `${m.name}: its data dir cannot be read from ${s.config?.file ?? s.from.args}` };
-  const v = await r.shell(m, `${shellWord(s.exe)} --version 2>&1 | sed -n 's/^etcd Version: //p'\n`);
-  const version = minor(v.stdout.trim());
+  const version = await runningMinor(m, r, s.exe);
   if (!version) return { why: `${m.name}: ${s.exe} --version printed no "etcd Version:"` };
-  return {
-    pid: s.pid,
-    ...dirs,
-    member: {
-      name: m.name,
-      version,
-      exe: s.exe,
-      args: s.args,
-      env: s.env,
-      ...(s.cwd ? { cwd: s.cwd } : {}),
-      ...(s.user ? { user: s.user } : {}),
-      ...dirs,
-    },
-  };
+  return { pid: s.pid, ...dirs, member: { ...runningMember(m, version, { ...s, exe: s.exe }), ...dirs } };
+}
+
+/** The minor of the binary a member runs, as `BIN --version` says on its host (undefined: it said none). */
+export async function runningMinor(m: MemberSpec, r: Pick<CloneReach, 'shell'>, exe: string): Promise<string | undefined> {
+  const v = await r.shell(m, `${shellWord(exe)} --version 2>&1 | sed -n 's/^etcd Version: //p'\n`);
+  return minor(v.stdout.trim());
+}
+
+/** A member's record as it runs now (its process's binary, command line, ETCD_* environment, working directory, user), its dirs to add. */
+export function runningMember(
+  m: MemberSpec,
+  version: string,
+  s: Pick<StartSettings, 'args' | 'env' | 'cwd' | 'user'> & { exe: string },
+): Omit<ClonedMember, 'dataDir'> {
+  return { name: m.name, version, exe: s.exe, args: s.args, env: s.env, ...(s.cwd ? { cwd: s.cwd } : {}), ...(s.user ? { user: s.user } : {}) };
 }
 
 /** This host's addresses the members listen on besides loopback (CIDR, each once): the clone's loopback carries them too. */
