@@ -137,6 +137,24 @@ describe.runIf(ok)(`the rehearsal of TLS members on other hosts, the same paths 
       /rehearsal: before the first stop, the whole plan \(3\.5 → 3\.6\) runs on a clone of the cluster/,
     );
 
+    // --rehearsal-max-copy 0: the operator's way on without a rehearsal (each member's trials the proof)
+    const none = await opsctl(
+      'kv',
+      'upgrade',
+      '--to',
+      '3.6',
+      '--dry-run',
+      '--no-backup',
+      '--rehearsal-copy-keys',
+      '--rehearsal-max-copy',
+      '0',
+      '--cluster',
+      file,
+    );
+    expect(`${String(none.stdout)}${String(none.stderr)}`).toMatch(
+      /rehearsal: not run \(--rehearsal-max-copy 0: no copy, no rehearsal\); each member's own trials are the proof/,
+    );
+
     // --rehearse alone: the clone only, the cluster untouched
     const alone = await opsctl('kv', 'upgrade', '--to', '3.6', '--rehearse', '--rehearsal-copy-keys', '--yes', '--no-backup', '--cluster', file);
     const said = `${String(alone.stdout)}\n${String(alone.stderr)}`;

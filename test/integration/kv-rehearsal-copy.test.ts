@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { copyCommand, rehearseOnClone } from '../../src/kv/rehearsal/clone.js';
+import { finishRehearsal } from '../../src/kv/ladder/rehearsal.js';
+import { UpgradeRefused } from '../../src/kv/upgrade/options.js';
 
 const root = mkdtempSync(join(tmpdir(), 'opsctl-rehearsal-copy-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -76,5 +78,14 @@ describe("the rehearsal's copy script", () => {
       /^its copy of the members' files into \S+ failed \(cp: cannot stat .*kv1.*\); every member was resumed, nothing else was changed$/,
     );
     expect(existsSync(/ into (\S+) failed/.exec(v.reason!)![1]!)).toBe(false);
+    // the copy's problem, not a step's: the refusal says how to go on without the rehearsal
+    expect(v.copyFailed).toBe(true);
+    const early = { names: '3.5 → 3.6', running: Promise.resolve(v), cancel: () => Promise.resolve() };
+    const reporter = { begin: () => ({ done: () => undefined, fail: () => undefined }), note: () => undefined };
+    const refused = await finishRehearsal({ reporter } as unknown as Parameters<typeof finishRehearsal>[0], early).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UpgradeRefused);
+    expect((refused as UpgradeRefused).hint).toBe(
+      "nothing was stopped or changed on the cluster; fix what the copy names and run the same command, or upgrade without the rehearsal (--rehearsal-max-copy 0: each member's own trials are the proof)",
+    );
   });
 });

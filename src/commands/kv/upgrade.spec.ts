@@ -63,7 +63,7 @@ export const spec = defineVerb({
     rehearsalMaxCopy: {
       type: 'string',
       value: 'size',
-      help: "the most the rehearsal's copy may read with every member paused at once (every client waits meanwhile); above it, each member's own trials are the proof",
+      help: "the most the rehearsal's copy may read with every member paused at once (every client waits meanwhile); above it, each member's own trials are the proof; 0: no rehearsal",
       default: '2GiB',
     },
     rehearsalCopyKeys: {

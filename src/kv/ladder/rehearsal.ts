@@ -107,7 +107,11 @@ export async function finishRehearsal(o: Rehearsing, early: EarlyRehearsal | und
       [
         `rehearsal of ${names} on a clone of the cluster: ${v.reason ?? 'did not pass'}${v.tail ? `\n  the clone's last words:\n    ${v.tail.split('\n').join('\n    ')}` : ''}`,
       ],
-      `nothing was stopped or changed on the cluster; ${v.run?.error?.hint ?? 'fix what the clone names (the same step would fail on the cluster), then run the same command'}`,
+      `nothing was stopped or changed on the cluster; ${
+        v.copyFailed
+          ? "fix what the copy names and run the same command, or upgrade without the rehearsal (--rehearsal-max-copy 0: each member's own trials are the proof)"
+          : (v.run?.error?.hint ?? 'fix what the clone names (the same step would fail on the cluster), then run the same command')
+      }`,
     );
   }
   const steps = stepTimes(v.run);
@@ -165,6 +169,7 @@ function clonableOf(
 ): ReturnType<NonNullable<NonNullable<LadderOptions['driver']>['clonable']>> | undefined {
   const c = o.driver?.clonable?.();
   if (!c || 'why' in c) return c;
+  if (o.rehearsalMaxCopy === 0) return { why: '--rehearsal-max-copy 0: no copy, no rehearsal' };
   const paths = [...c.paths, ...(c.outside ?? [])];
   const key = `${o.rehearsalMaxCopy ?? ''}\0${c.bytes ?? ''}\0${paths.join('\0')}`;
   if (!copyWhy.has(key)) copyWhy.set(key, copyTooLarge(paths, { max: o.rehearsalMaxCopy, ...(c.bytes !== undefined ? { bytes: c.bytes } : {}) }));

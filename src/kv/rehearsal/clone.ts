@@ -135,6 +135,8 @@ export interface RehearsalVerdict {
   readonly reason?: string;
   /** The last lines of the child's messages, for a refusal. */
   readonly tail: string;
+  /** The copy itself failed (no plan ran): what it names is the copy's problem, not a step's. */
+  readonly copyFailed?: boolean;
 }
 
 /**
@@ -213,6 +215,7 @@ export async function rehearseOnClone(o: {
           copyMs: ms,
           reason: `its copy of the members' files from their hosts failed (${f.why}); every member was resumed, nothing else was changed`,
           tail: '',
+          copyFailed: true,
         };
       }
       o.debug?.(`[kv] rehearsal: ${o.source.fetch.length} members on their hosts paused together for the copy, ${f.pausedMs} ms`);
@@ -240,6 +243,7 @@ export async function rehearseOnClone(o: {
         copyMs: o.now() - started,
         reason: `its copy of the members' files into ${tmp} failed (${words || `exit ${copied.exitCode ?? copied.signal ?? '?'}`}); every member was resumed, nothing else was changed`,
         tail: '',
+        copyFailed: true,
       };
     }
     o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);

@@ -176,6 +176,8 @@ export function checkIds(raw: string[] | string | undefined): string[] {
 /** A size flag (`1GiB`, `500MB`, bytes): a usage error naming the flag when it is not one. */
 async function sizeOf(text: string | undefined, flag: string): Promise<number | undefined> {
   if (text === undefined) return undefined;
+  // (0: none at all, as --rehearsal-valid 0 is never reused)
+  if (/^\s*0\s*$/.test(text)) return 0;
   const { parseSize } = await import('@opsctl/shared/size.js');
   const n = parseSize(text);
   if (n === undefined)
