@@ -70,6 +70,8 @@ describe('members on other hosts cloned here (kv/rehearsal/clone-away.ts; issue 
     ]);
     // the same paths on both hosts: one mount point each (each member has its own mounts in the clone)
     expect(c.mountPoints).toEqual(['/var/lib/etcd', '/etc/etcd/etcd.yaml', '/etc/etcd/3.6.yaml']);
+    // their data dirs are on their hosts: never given as this machine's (the real run would read them here)
+    expect(c.dirs).toBeUndefined();
     expect(c.bytes).toBe(2 * 1048576);
     expect(c.addresses).toEqual(['10.9.0.1/32', '10.9.0.2/32']);
     const rec = JSON.parse(c.files![CLONE_RECORD]!) as { members: Array<Record<string, unknown>> };

@@ -48,7 +48,7 @@ export async function findAwayClone(members: readonly MemberSpec[], r: CloneReac
     ...(addresses.length ? { addresses } : {}),
     operatorCwd: true,
     bytes,
-    dirs: Object.fromEntries(ok.map((f) => [f.member.name, { dataDir: f.member.dataDir, ...(f.member.walDir ? { walDir: f.member.walDir } : {}) }])),
+    // (no `dirs`: their data dirs are on their hosts, never read here as this machine's; the clone's record has them)
   };
 }
 

@@ -245,8 +245,17 @@ export class CloneMembers implements MemberDriver {
   }
 }
 
-/** Inside a mount namespace of its own: each copy (COPY PATH pairs) mounted over its path where it exists, then the command. */
-const MOUNTS = ['while [ "$1" != -- ]; do', '  if [ -e "$1" ]; then mount --bind "$1" "$2"; fi', '  shift 2', 'done', 'shift', 'exec "$@"'].join('\n');
+/** Inside a mount namespace of its own: each copy (COPY PATH pairs) mounted over its path (a copy missing: nothing runs), then the command. */
+const MOUNTS = [
+  'while [ "$1" != -- ]; do',
+  // (a copy that is missing is never replaced by the cluster member's own files: the member is not started)
+  '  [ -e "$1" ] || { echo "opsctl: the clone has no copy of $2 ($1)" >&2; exit 1; }',
+  '  mount --bind "$1" "$2" || exit 1',
+  '  shift 2',
+  'done',
+  'shift',
+  'exec "$@"',
+].join('\n');
 
 /** `command` in a mount namespace of its own with `pairs` (copy, path, …) mounted: the argv to spawn. Values are arguments, never code. */
 export function inMounts(pairs: readonly string[], command: readonly string[]): [string, string[]] {
