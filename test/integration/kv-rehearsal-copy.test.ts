@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { copyCommand, rehearseOnClone } from '../../src/kv/rehearsal/clone.js';
+import { rehearseOnClone } from '../../src/kv/rehearsal/clone.js';
+import { copyCommand, copyPaused } from '../../src/kv/rehearsal/copy.js';
 import { finishRehearsal } from '../../src/kv/ladder/rehearsal.js';
 import { UpgradeRefused } from '../../src/kv/upgrade/options.js';
 
@@ -56,6 +57,69 @@ describe("the rehearsal's copy script", () => {
     expect(tmp.mtime).toEqual(old);
     expect(tmp.blocks).toBe(0);
     expect(readFileSync(at('data/member/wal/0.tmp'))).toEqual(Buffer.alloc(65536));
+  });
+
+  /** A WAL frame as etcd's encoder writes it: the length (and, with its top bit, the padding) in a little-endian word, the record, the padding. */
+  const frame = (record: Buffer) => {
+    const pad = (8 - (record.length % 8)) % 8;
+    const word = BigInt(record.length) | (pad ? BigInt(0x80 | pad) << 56n : 0n);
+    const head = Buffer.alloc(8);
+    head.writeBigUInt64LE(word);
+    return Buffer.concat([head, record, Buffer.alloc(pad)]);
+  };
+
+  it('the segment etcd appends to: its records copied under the pause, the preallocated rest a hole never read, its size and times kept', async () => {
+    const src = join(root, 'seg', 'kv1');
+    const wal = join(src, 'member', 'wal');
+    mkdirSync(wal, { recursive: true });
+    const records = Buffer.concat([frame(Buffer.alloc(13, 1)), frame(Buffer.alloc(64, 2)), frame(Buffer.alloc(300_000, 3))]);
+    // the older segment: closed at its last record (etcd truncates it when it cuts the next); the newest, preallocated
+    writeFileSync(join(wal, '0000000000000000-0000000000000000.wal'), records, { mode: 0o600 });
+    const newest = join(wal, '0000000000000001-0000000000000009.wal');
+    const preallocated = Buffer.alloc(4 * 1024 * 1024);
+    records.copy(preallocated);
+    // (bytes past the zero frame that are not zeros: no etcd writes there, so a copy holding them read the preallocation)
+    preallocated.fill(0x55, 2 * 1024 * 1024, 2 * 1024 * 1024 + 4096);
+    writeFileSync(newest, preallocated, { mode: 0o600 });
+    const old = new Date('2026-02-03T04:05:06Z');
+    utimesSync(newest, old, old);
+    // its member, paused for the copy and resumed after it
+    const member = execa('sleep', ['60']);
+    try {
+      const dest = join(root, 'seg-copy', 'kv1');
+      const r = await copyPaused([String(member.pid)], [src, dest], Date.now);
+      expect(r).toMatchObject({ ok: true, segments: 1 });
+      expect(readFileSync(`/proc/${member.pid}/stat`, 'utf8').split(') ')[1]![0]).not.toBe('T');
+      const copy = join(dest, 'member', 'wal', '0000000000000001-0000000000000009.wal');
+      const st = statSync(copy);
+      expect(st.size).toBe(preallocated.length);
+      expect(st.mtime).toEqual(old);
+      expect(st.mode & 0o777).toBe(0o600);
+      // (compared as bytes: a deep equality of 4 MiB is slow)
+      expect(readFileSync(copy).equals(Buffer.concat([records, Buffer.alloc(preallocated.length - records.length)]))).toBe(true);
+      expect(st.blocks * 512).toBeLessThan(1024 * 1024);
+      expect(readFileSync(join(dest, 'member', 'wal', '0000000000000000-0000000000000000.wal'))).toEqual(records);
+    } finally {
+      member.kill('SIGKILL');
+      await member.catch(() => undefined);
+    }
+  });
+
+  it('a newest segment whose frames do not end inside it, or with bytes after their end: every byte of it copied', async () => {
+    const cases = {
+      // a record's length past the file's end (a torn tail, or no WAL at all)
+      torn: Buffer.concat([frame(Buffer.alloc(40, 4)), Buffer.from([0xff, 0xff, 0x0f, 0, 0, 0, 0, 0]), Buffer.alloc(100, 6)]),
+      // a zero frame, then bytes where etcd's preallocation has none
+      after: Buffer.concat([frame(Buffer.alloc(40, 4)), Buffer.alloc(16), Buffer.alloc(100, 7)]),
+    };
+    for (const [name, bytes] of Object.entries(cases)) {
+      const src = join(root, `whole-${name}`);
+      mkdirSync(join(src, 'wal'), { recursive: true });
+      writeFileSync(join(src, 'wal', '0000000000000000-0000000000000000.wal'), bytes);
+      const dest = join(root, `whole-${name}-copy`);
+      expect(await copyPaused([], [src, dest], Date.now)).toMatchObject({ ok: true, segments: 1 });
+      expect(readFileSync(join(dest, 'wal', '0000000000000000-0000000000000000.wal')), name).toEqual(bytes);
+    }
   });
 
   it('fails (and says so) when a source cannot be copied', () => {

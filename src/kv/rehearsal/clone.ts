@@ -25,6 +25,7 @@ import { procStartTime } from '../drivers/member-procs.js';
 import { fetchMembers, type FetchSpec } from './fetch.js';
 import { fetchedDir } from './clone-away.js';
 import { dropMountPoints, makeMountPoints } from './mount-points.js';
+import { copyPaused } from './copy.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -53,57 +54,6 @@ export interface CloneSource {
   readonly fetch?: readonly FetchSpec[];
   /** Paths the fetched copies are mounted over in the clone: made here for its run where missing, removed after. */
   readonly mountPoints?: readonly string[];
-}
-
-/**
- * One file of a directory's copy (`sh -c FILE sh SRC DEST FILE…`, the tree already made with every file empty
- * and its attributes: `cp -a --attributes-only`): its data copied, sparse; but a WAL segment etcd preallocated
- * and has not begun (`N.tmp` beside `*.wal` files: its file pipeline's next segment, 64 MB of zeros that `cp`
- * would read, twice the bytes of a fresh member's written WAL) is given its size only, its times kept. etcd never
- * reads a `.tmp` segment back: its WAL opens the `*.wal` files, and a start preallocates its own.
- */
-const COPY_FILE = [
-  's=$1 d=$2',
-  'shift 2',
-  'for f; do',
-  '  t=$d${f#"$s"}',
-  '  w=',
-  '  case ${f##*/} in [0-9]*.tmp) for x in "${f%/*}"/*.wal; do [ -e "$x" ] && w=1; break; done ;; esac',
-  '  if [ -n "$w" ]; then truncate -s "$(stat -c %s -- "$f")" -- "$t" && touch -r "$f" -- "$t"; else cp -a --sparse=always -- "$f" "$t"; fi',
-  'done',
-].join('\n');
-
-/**
- * The copy: every member's process paused at once (SIGSTOP), its files copied, every process resumed
- * (SIGCONT) on any exit of this shell, opsctl's death included (it is a session of its own and finishes the
- * copy). A copy of processes paused together is what a power cut would leave of every member at one
- * instant, which etcd recovers from by design; a copy of live members under writes is not. A directory is
- * made with its files' attributes first, then each file's data (COPY_FILE). PIDs are numbers and paths are
- * arguments, never the script's text.
- */
-const COPY = [
-  'n=$1',
-  'file=$2',
-  'shift 2',
-  'pids=',
-  'while [ "$n" -gt 0 ]; do pids="$pids $1"; shift; n=$((n - 1)); done',
-  "trap 'kill -CONT $pids 2>/dev/null' EXIT",
-  "trap 'exit 1' HUP INT TERM",
-  '[ -z "$pids" ] || kill -STOP $pids',
-  'while [ $# -gt 0 ]; do',
-  '  mkdir -p "$2"; rmdir "$2"',
-  '  if [ -d "$1" ] && [ ! -L "$1" ]; then',
-  '    cp -a --attributes-only -- "$1" "$2" && find "$1" -type f -exec sh -c "$file" sh "$1" "$2" {} + || exit 1',
-  '  else',
-  '    cp -a --sparse=always -- "$1" "$2" || exit 1',
-  '  fi',
-  '  shift 2',
-  'done',
-].join('\n');
-
-/** The copy as a command: `pause` the PIDs paused for it, `pairs` each source path and its copy's path (a session of its own: setsid). */
-export function copyCommand(pause: readonly string[], pairs: readonly string[]): [string, string[]] {
-  return ['setsid', ['-w', 'sh', '-c', COPY, 'sh', String(pause.length), COPY_FILE, ...pause, ...pairs]];
 }
 
 /** The child's own account of its run on the clone (`kv upgrade --json` of the child, with its load). */
@@ -197,7 +147,6 @@ export async function rehearseOnClone(o: {
   await writeFile(join(tmp, OWNER), `${process.pid} ${procStartTime(process.pid) ?? ''}\n`);
   try {
     const copy = join(tmp, 'data');
-    // (cp --sparse=always keeps holes; a preallocated next WAL segment is given its size, not read: COPY_FILE)
     const pause = (o.source.pause ?? []).filter((pid) => Number.isSafeInteger(pid) && pid > 1).map(String);
     // what the members keep outside the data dir (their own WAL dirs): a copy each, mounted over its path below
     const outside = (o.source.outside ?? []).flatMap((p, i) => [join(tmp, 'outside', String(i)), p]);
@@ -226,27 +175,21 @@ export async function rehearseOnClone(o: {
         )),
       );
     }
-    const paused = o.now();
-    const [copying, copyArgs] = copyCommand(pause, pairs);
-    const copied = await o.exec(copying, copyArgs, { stdin: 'ignore', reject: false });
-    if (copied.exitCode !== 0) {
+    const copied = await copyPaused(pause, pairs, o.now);
+    if (!copied.ok) {
       // (a member's file gone or unreadable meanwhile, the disk full: a refusal naming cp's words, never an unexpected error)
-      const words = String(copied.stderr ?? '')
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .slice(-3)
-        .join('; ');
       return {
         ok: false,
         ms: o.now() - started,
         copyMs: o.now() - started,
-        reason: `its copy of the members' files into ${tmp} failed (${words || `exit ${copied.exitCode ?? copied.signal ?? '?'}`}); every member was resumed, nothing else was changed`,
+        reason: `its copy of the members' files into ${tmp} failed (${copied.words}); every member was resumed, nothing else was changed`,
         tail: '',
         copyFailed: true,
       };
     }
-    o.debug?.(`[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${o.now() - paused} ms`);
+    o.debug?.(
+      `[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${copied.pausedMs} ms (${copied.segments} WAL segments etcd appends to copied up to their records' end)`,
+    );
     await mkdir(copy, { recursive: true });
     for (const [file, text] of Object.entries(o.source.files ?? {})) {
       await mkdir(dirname(join(copy, file)), { recursive: true });
@@ -293,6 +236,7 @@ export async function rehearseOnClone(o: {
       '--',
       ...o.command,
     ];
+    o.debug?.(`[kv] rehearsal: the clone's run starts (${o.now() - started} ms after the rehearsal began)`);
     const r = await o.exec(argv[0]!, argv.slice(1), {
       env: o.env,
       extendEnv: false,

@@ -1,10 +1,10 @@
 /**
  * What the rehearsal's copy costs the cluster: every member is paused at once while its data is copied
- * (kv/rehearsal/clone.ts), so every client waits as long as the copy reads (and a lease its holder cannot renew
- * meanwhile ages on: etcd's lease clock is the wall clock). `cp` reads
- * every byte of each file (a WAL segment's preallocated zeros too; the next segment etcd preallocated, `N.tmp`,
- * is given its size without a read: clone.ts COPY_FILE): measured here, 1 GiB read in about 1.2 s from the
- * page cache, several times that from a cold disk. Above the operator's limit (`--rehearsal-max-copy`, 2 GiB by
+ * (kv/rehearsal/copy.ts), so every client waits as long as the copy reads (and a lease its holder cannot renew
+ * meanwhile ages on: etcd's lease clock is the wall clock). `cp` reads every byte of each file but two kinds of
+ * WAL segment: the next one etcd preallocated (`N.tmp`), given its size without a read, and the one etcd appends
+ * to, read up to its records' end (counted here whole: an upper bound by up to its 64 MB); measured here, 1 GiB
+ * read in about 1.2 s from the page cache, several times that from a cold disk. Above the operator's limit (`--rehearsal-max-copy`, 2 GiB by
  * default) the rehearsal is not run and each member's own trials are the proof, the plan saying so.
  */
 import { lstatSync, readdirSync } from 'node:fs';

@@ -76,3 +76,30 @@ function* fileRecords(fd: number, file: string): Generator<Buffer> {
     off += pad;
   }
 }
+
+/**
+ * Where the records of a WAL segment end: the offset of its zero frame (etcd preallocates the rest), the
+ * file's size when a record fills it to the end, or undefined where its frames do not end inside it (a torn
+ * tail, a length no record has: then every byte of it counts). Reads a chunk from each frame's header as
+ * needed: a segment's records, never its preallocated zeros.
+ */
+export function recordsEnd(fd: number, size: number): number | undefined {
+  const buf = Buffer.allocUnsafe(CHUNK);
+  // (buf holds `have` bytes of the file from `at`)
+  let at = 0;
+  let have = 0;
+  let off = 0;
+  while (off + 8 <= size) {
+    if (off + 8 > at + have) {
+      at = off;
+      have = readSync(fd, buf, 0, Math.min(CHUNK, size - off), off);
+      if (have < 8) return undefined;
+    }
+    const lenField = buf.readBigUInt64LE(off - at);
+    if (lenField === 0n) return off;
+    const len = Number(lenField & 0x00ffffffffffffffn);
+    const top = Number(lenField >> 56n);
+    off += 8 + len + (top & 0x80 ? top & 0x7 : 0);
+  }
+  return off === size ? size : undefined;
+}

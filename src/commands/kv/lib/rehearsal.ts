@@ -125,6 +125,7 @@ export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: Member
     });
   const { startClone, startLoad } = await import('../../../kv/rehearsal/load.js');
   const upMs = await startClone(driver, cluster.members, session, 120_000, ctx.now);
+  ctx.debugSink?.(`[kv] the clone's members healthy with one leader after ${upMs} ms`);
   const load = startLoad(cluster.members, session, { writeEveryMs: 100, probeEveryMs: 200 });
   let seen: Promise<Awaited<ReturnType<typeof load.stop>> & { upMs: number }> | undefined;
   return { driver, stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
