@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import type { CloneReach, MemberTarget } from '../../src/kv/drivers/driver.js';
-import { fetchedDir, findAwayClone } from '../../src/kv/rehearsal/clone-away.js';
+import { findAwayClone } from '../../src/kv/rehearsal/clone-away.js';
+import { fetchedDir } from '../../src/kv/rehearsal/clone-find.js';
 import { CLONE_RECORD } from '../../src/kv/rehearsal/clone-find.js';
 import { fetchScript } from '../../src/kv/rehearsal/fetch.js';
 import { dropMountPoints, makeMountPoints } from '../../src/kv/rehearsal/mount-points.js';
@@ -113,6 +114,12 @@ describe('members on other hosts cloned here (kv/rehearsal/clone-away.ts; issue 
       '--peer-cert-file=/etc/etcd/peer.crt',
       '--peer-key-file',
       '/etc/etcd/peer.key',
+      // (3.5's own client certificate, and a CRL: a clone member started without them is refused "no such file")
+      '--peer-client-cert-file=/etc/etcd/peer-client.crt',
+      '--client-crl-file=/etc/etcd/client.crl',
+      '--peer-crl-file=/etc/etcd/peer.crl',
+      // (not a file: never fetched)
+      '--client-cert-auth=true',
     ]);
     const running = r.running.bind(r);
     r.running = async (m) => {
@@ -133,6 +140,9 @@ describe('members on other hosts cloned here (kv/rehearsal/clone-away.ts; issue 
       '/var/lib/etcd',
       '/etc/etcd/peer.crt',
       '/etc/etcd/peer.key',
+      '/etc/etcd/peer-client.crt',
+      '/etc/etcd/client.crl',
+      '/etc/etcd/peer.crl',
       '/etc/etcd/ca.crt',
       '/etc/etcd/server.crt',
       '/etc/etcd/server.key',

@@ -20,6 +20,12 @@ export type Options = OptionsOf<typeof spec>;
  * Ctrl-C stops at a safe point with exit 130; a re-run resumes.
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
+  if (opts.rehearsalClone) {
+    // Inside a clone, started beside the copy: the run's modules loaded while the copy is made, then the copy whole
+    const ladder = import('../../kv/ladder/ladder.js');
+    ladder.catch(() => undefined);
+    await (await import('./lib/rehearsal.js')).copyWhole(ctx);
+  }
   const { options, selector, reportFile } = await upgradeOptions(opts, ctx);
   const { cluster, driver, session } = options;
   ctx.handlesInterrupt = true;

@@ -27,7 +27,7 @@ import type { EarlyVersions } from './facts.js';
 import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, look, measureV2, wholeClusterFirst } from './facts.js';
 import { ladderResume } from './resume.js';
 import { giveBackFirst } from './give-back.js';
-import { besideRehearsal, finishRehearsal, startRehearsal } from './rehearsal.js';
+import { besideRehearsal, finishRehearsal, rehearsalAccount, startRehearsal } from './rehearsal.js';
 import { climb } from './climb.js';
 import { single, type HopPorts, type Planning } from './single-hop.js';
 import { type LadderFile, type LadderOptions, type LadderReport, ladderPath, lockLadder, readLadder } from './record.js';
@@ -178,6 +178,7 @@ async function runLadder(
   });
   const rehearsed = await finishRehearsal(o, rehearsing);
   if (rehearsed && !rehearsing?.notRun) report.planText = `${planText}\n${rehearsed.line}`;
+  if (rehearsed?.verdict) report.rehearsed = rehearsalAccount(rehearsed.verdict);
   if (o.dryRun) return report;
   o.reporter.note(report.planText);
   if (

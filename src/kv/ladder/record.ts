@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { acquireLock } from '../upgrade/lock.js';
-import { type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { type RehearsalAccount, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { type ResumeState } from '../journal/resume-state.js';
 import { journalsDir } from '../journal/journal.js';
 import type { CheckRow } from '../rules/types.js';
@@ -90,6 +90,8 @@ export interface LadderReport {
    */
   trials?: { starts: number; ran: number; refused: number; ms: number; viaData?: number; reused?: number; onTarget?: number; rehearsed?: number };
   halt?: { hop: string; reason: string; rollback?: string };
+  /** The rehearsal this run ran before its first stop (kv/rehearsal), where one ran now (`rehearsal` in a clone's own report is its load). */
+  rehearsed?: RehearsalAccount;
   /** A resume: the hops done, the hop in flight (its members done and left), the hops left. */
   resume?: LadderResume;
 }

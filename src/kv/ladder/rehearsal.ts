@@ -5,7 +5,7 @@
  * do), and is judged once every check has passed: it passes, or the run is refused with the clone's words
  * and nothing changed; a check that refuses ends it. A dry run says it will run; --rehearse runs it alone.
  */
-import { UpgradeRefused } from '../upgrade/options.js';
+import { UpgradeRefused, type RehearsalAccount } from '../upgrade/options.js';
 import type { Binaries } from './facts.js';
 import { dataKey, type TrialHop } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
@@ -128,6 +128,12 @@ export async function finishRehearsal(o: Rehearsing, early: EarlyRehearsal | und
     }
   }
   return { line, verdict: v };
+}
+
+/** The rehearsal's account in the run's report (--json): its time, its copy's, its load's. */
+export function rehearsalAccount(v: RehearsalVerdict): RehearsalAccount {
+  const load = v.run?.rehearsal;
+  return { ms: v.ms, copyMs: v.copyMs, ...(load ? { writes: { acked: load.writes.acked, lost: load.writes.lost }, probes: load.probes } : {}) };
 }
 
 /** Whatever `checks` do (refuse, throw), the rehearsal begun beside them is ended with them unless they pass. */

@@ -4,7 +4,7 @@
  * rehearsal beside them (the proof), the v2 fix it plans, then the executor. The ladder (ladder.ts) runs
  * the same executor hop after hop; the shapes both are given are here.
  */
-import { UpgradeRefused, type Look, type Snapshotting, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
+import { UpgradeRefused, type Look, type RehearsalAccount, type Snapshotting, type UpgradeOptions, type UpgradeReport } from '../upgrade/options.js';
 import { unfinishedV2Fix } from '../v2fix/v2store-fix-file.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
@@ -14,7 +14,7 @@ import type { Hop } from './plan.js';
 import { blockedHopText } from './plan-text.js';
 import { hopBinaries, hopFacts, measureV2, settlePlan, type Binaries, type EarlyVersions } from './facts.js';
 import { proofsOf } from './proofs.js';
-import { besideRehearsal, finishRehearsal, startRehearsal } from './rehearsal.js';
+import { besideRehearsal, finishRehearsal, rehearsalAccount, startRehearsal } from './rehearsal.js';
 import type { BinarySources, Judging, LadderOptions, Trying } from './record.js';
 import { blocking, check, refuseRows } from './checks.js';
 import { trialSummary, trialsOf } from './trials.js';
@@ -62,6 +62,7 @@ export async function single(
   let v2: HopFacts['v2'];
   let trials: Map<string, TrialFinding[]> | undefined;
   let proofs: TrialProof[] | undefined;
+  let account: RehearsalAccount | undefined;
   let targetBin = o.targetBins['*'] ?? o.targetBins[o.to];
   if (hop) {
     const { bins, reasons } = await hopBinaries(o, [hop], more.early);
@@ -91,6 +92,7 @@ export async function single(
     });
     const rehearsed = await finishRehearsal(o, rehearsing);
     if (rehearsed) notes.push(rehearsed.line);
+    if (rehearsed?.verdict) account = rehearsalAccount(rehearsed.verdict);
   }
   let confirm = o.confirm;
   const fixing = hop && fixesBefore(hop) && !o.dryRun && (fixRows(checks).length > 0 || unfinishedV2Fix(o.dataDir, o.cluster.key, hop.from) !== undefined);
@@ -125,5 +127,5 @@ export async function single(
     ...(hop ? { shownChecks: { notes, strict: o.strict } } : {}),
     ...(v2 && 'bytes' in v2 ? { v2Measured: v2 } : {}),
   });
-  return { single: report, checks };
+  return { single: account ? { ...report, rehearsed: account } : report, checks };
 }

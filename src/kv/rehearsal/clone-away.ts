@@ -21,11 +21,6 @@ import { parseYaml } from '../../core/yaml.js';
 import { shellWord } from '../drivers/host-script.js';
 import { CLONE_RECORD, cloneAddresses, runningMember, runningMinor, type ClonedMember } from './clone-find.js';
 
-/** Where, under opsctl's data directory in the clone, a fetched member's copies are: its paths below it as on its host. */
-export function fetchedDir(dataDir: string, member: string): string {
-  return join(dataDir, 'rehearsal', 'fetched', member);
-}
-
 /** A member's settings on a later minor, read by the parent (the clone cannot reach the settings template's host). */
 export type AwaySettings = Pick<StartSettings, 'args' | 'env' | 'from' | 'cwd'> | { why: string };
 
@@ -115,8 +110,13 @@ async function lookAway(
   };
 }
 
-/** etcd's settings that name a certificate, key or CA file (flags; ETCD_* variables; in a config file, under *-transport-security too). */
-const KEY_FILE = /^(?:peer-)?(?:cert|key|trusted-ca|client-crl)-file$|^(?:cert|key|trusted-ca)-file$/;
+/**
+ * etcd's settings that name a certificate, key, CA or CRL file (flags; ETCD_* variables; in a config file,
+ * under *-transport-security too): --cert-file and --peer-cert-file, their client-* forms (3.5: the member's own
+ * client certificate, --client-cert-file, --peer-client-key-file), --trusted-ca-file, --client-crl-file and
+ * --peer-crl-file (a CRL the clone's member would otherwise start without: refused, "no such file").
+ */
+const KEY_FILE = /^(?:peer-)?(?:client-)?(?:cert|key)-file$|^(?:peer-)?trusted-ca-file$|^(?:client-|peer-)?crl-file$/;
 
 /** The certificate, key and CA files a member's settings name (--rehearsal-copy-keys: brought here with its data). */
 async function keyFiles(s: Pick<StartSettings, 'args' | 'env'> & { config?: { text: string } | undefined }): Promise<string[]> {

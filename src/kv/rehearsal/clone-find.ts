@@ -5,6 +5,7 @@
  * (its command line, ETCD_* environment, working directory, user and version), which the clone starts first.
  * A start per version must be known: the driver's settings template prints it.
  */
+import { join } from 'node:path';
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { minor } from '../cluster/parse.js';
 import { capabilitiesOf, type CloneOf, type CloneReach } from '../drivers/driver.js';
@@ -14,6 +15,11 @@ import { shellWord } from '../drivers/host-script.js';
 
 /** Where the parent leaves the members' record in the clone's copy of opsctl's data directory. */
 export const CLONE_RECORD = 'rehearsal/members.json';
+
+/** Where, under opsctl's data directory in the clone, a fetched member's copies are: its paths below it as on its host. */
+export function fetchedDir(dataDir: string, member: string): string {
+  return join(dataDir, 'rehearsal', 'fetched', member);
+}
 
 /** A member as the clone starts it first: the cluster member as it runs now. */
 export interface ClonedMember {

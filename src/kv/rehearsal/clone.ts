@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { procStartTime } from '../drivers/member-procs.js';
 import { fetchMembers, type FetchSpec } from './fetch.js';
-import { fetchedDir } from './clone-away.js';
+import { fetchedDir } from './clone-find.js';
 import { dropMountPoints, makeMountPoints } from './mount-points.js';
 import { copyPaused } from './copy.js';
 
@@ -154,9 +154,23 @@ export async function rehearseOnClone(o: {
       ...o.source.paths.flatMap((p) => [p, join(copy, relative(o.source.dataDir, p))]),
       ...(o.source.outside ?? []).flatMap((p, i) => [p, join(tmp, 'outside', String(i))]),
     ];
+    // The clone's run starts now, while the copy is made: its namespaces, its mounts (of the copy's directories,
+    // made first and filled below) and opsctl's own start, which waits for the copy (COPY_READY) before it reads
+    // anything of it; it ends without it where the copy fails (its input ends without the word).
+    await mkdir(copy);
+    await mkdir(join(tmp, 'held'));
+    // (opsctl's own data directory, mounted over in the clone: made where this is its first use)
+    await mkdir(o.source.dataDir, { recursive: true, mode: 0o700 });
+    for (let i = 0; i < outside.length; i += 2) await mkdir(outside[i]!, { recursive: true });
+    const clone = startClone(o, { tmp, copy, outside });
+    const abandon = async () => {
+      clone.stdin?.end();
+      await clone;
+    };
     if (o.source.fetch?.length) {
       const f = await fetchMembers(o.source.fetch, (name) => fetchedDir(copy, name), { timeoutMs: 10 * 60_000, ...(o.signal ? { signal: o.signal } : {}) });
       if (!f.ok) {
+        await abandon();
         const ms = o.now() - started;
         return {
           ok: false,
@@ -177,6 +191,7 @@ export async function rehearseOnClone(o: {
     }
     const copied = await copyPaused(pause, pairs, o.now);
     if (!copied.ok) {
+      await abandon();
       // (a member's file gone or unreadable meanwhile, the disk full: a refusal naming cp's words, never an unexpected error)
       return {
         ok: false,
@@ -190,7 +205,6 @@ export async function rehearseOnClone(o: {
     o.debug?.(
       `[kv] rehearsal: ${pause.length} member processes paused together for the copy, ${copied.pausedMs} ms (${copied.segments} WAL segments etcd appends to copied up to their records' end)`,
     );
-    await mkdir(copy, { recursive: true });
     for (const [file, text] of Object.entries(o.source.files ?? {})) {
       await mkdir(dirname(join(copy, file)), { recursive: true });
       await writeFile(join(copy, file), text, { mode: 0o600 });
@@ -199,53 +213,10 @@ export async function rehearseOnClone(o: {
     for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
     const copyMs = o.now() - started;
     o.debug?.(`[kv] rehearsal: copied ${[...o.source.paths, ...(o.source.outside ?? [])].join(', ')} into ${tmp} in ${copyMs} ms`);
-    // (a container engine's members are its monitor's children, which must outlive the run: no PID namespace then)
-    const unshare = [
-      'unshare',
-      ...(o.uid === 0 ? [] : ['--user', '--map-root-user']),
-      '--mount',
-      '--net',
-      ...(o.source.engineRuns ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc']),
-      '--propagation',
-      'private',
-    ];
-    const held = join(tmp, 'held');
-    await mkdir(held);
-    // (opsctl's own data directory, mounted over in the clone: made where this is its first use)
-    await mkdir(o.source.dataDir, { recursive: true, mode: 0o700 });
-    const keep = (o.source.keep ?? []).map((p) => relative(o.source.dataDir, p)).filter((p) => p && !p.startsWith('..'));
-    const argv = [
-      'setpriv',
-      '--pdeathsig',
-      'KILL',
-      '--',
-      ...unshare,
-      '--',
-      'sh',
-      '-c',
-      PRELUDE,
-      'sh',
-      o.source.dataDir,
-      copy,
-      held,
-      ...(o.source.addresses ?? []),
-      '--',
-      ...keep,
-      '--',
-      ...outside,
-      '--',
-      ...o.command,
-    ];
-    o.debug?.(`[kv] rehearsal: the clone's run starts (${o.now() - started} ms after the rehearsal began)`);
-    const r = await o.exec(argv[0]!, argv.slice(1), {
-      env: o.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: o.timeoutMs,
-      ...(o.signal ? { cancelSignal: o.signal } : {}),
-      cwd: o.cwd ?? dirname(copy),
-    });
+    // (the clone's run gone already, a prelude that failed: its words below)
+    clone.stdin?.on('error', () => undefined);
+    clone.stdin?.end(COPY_READY);
+    const r = await clone;
     const stdout = String(r.stdout ?? '');
     const stderr = String(r.stderr ?? '');
     o.debug?.(`[kv] rehearsal: the clone's run exited ${r.exitCode ?? r.signal ?? '?'}`);
@@ -276,6 +247,59 @@ export async function rehearseOnClone(o: {
     await rm(tmp, { recursive: true, force: true });
     await dropMountPoints(made);
   }
+}
+
+/** What the clone's run is told on its input (a pipe) once the copy is whole: kv upgrade --rehearsal-clone reads nothing of it before. */
+export const COPY_READY = 'opsctl-copy: ready\n';
+
+/** The clone's run started in its namespaces (see PRELUDE), its input a pipe: COPY_READY once the copy is whole. */
+function startClone(
+  o: Pick<Parameters<typeof rehearseOnClone>[0], 'source' | 'command' | 'env' | 'exec' | 'signal' | 'timeoutMs' | 'uid' | 'cwd' | 'debug' | 'now'>,
+  { tmp, copy, outside }: { tmp: string; copy: string; outside: readonly string[] },
+) {
+  // (a container engine's members are its monitor's children, which must outlive the run: no PID namespace then)
+  const unshare = [
+    'unshare',
+    ...(o.uid === 0 ? [] : ['--user', '--map-root-user']),
+    '--mount',
+    '--net',
+    ...(o.source.engineRuns ? [] : ['--pid', '--fork', '--kill-child', '--mount-proc']),
+    '--propagation',
+    'private',
+  ];
+  const keep = (o.source.keep ?? []).map((p) => relative(o.source.dataDir, p)).filter((p) => p && !p.startsWith('..'));
+  const argv = [
+    'setpriv',
+    '--pdeathsig',
+    'KILL',
+    '--',
+    ...unshare,
+    '--',
+    'sh',
+    '-c',
+    PRELUDE,
+    'sh',
+    o.source.dataDir,
+    copy,
+    join(tmp, 'held'),
+    ...(o.source.addresses ?? []),
+    '--',
+    ...keep,
+    '--',
+    ...outside,
+    '--',
+    ...o.command,
+  ];
+  o.debug?.(`[kv] rehearsal: the clone's run starts beside the copy`);
+  return o.exec(argv[0]!, argv.slice(1), {
+    env: o.env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'pipe',
+    timeout: o.timeoutMs,
+    ...(o.signal ? { cancelSignal: o.signal } : {}),
+    cwd: o.cwd ?? dirname(copy),
+  });
 }
 
 const OWNER = 'owner';

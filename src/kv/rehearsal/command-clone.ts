@@ -26,8 +26,8 @@ import {
 } from '../drivers/driver.js';
 import { onThisHost } from '../drivers/local-reach.js';
 import type { CommandDriver } from '../drivers/command.js';
-import { CLONE_RECORD, findCommandClone, type ClonedMember } from './clone-find.js';
-import { fetchedDir, findAwayClone } from './clone-away.js';
+import { CLONE_RECORD, fetchedDir, findCommandClone, type ClonedMember } from './clone-find.js';
+import { findAwayClone } from './clone-away.js';
 import { LocalFileError } from '../../core/local-file.js';
 import { fileProblem } from '../../core/file-errors.js';
 

@@ -45,7 +45,8 @@ const COPY_FILE = [
 const TREE = 'opsctl-copy: tree';
 
 /**
- * The copy: pause, the trees (a path that is not a directory: copied whole), TREE, each directory's files,
+ * The copy: pause, the trees (a path that is not a directory: copied whole; a directory into its copy's directory
+ * where that is made already), TREE, each directory's files,
  * then the pause held until the input ends (opsctl's part done, or opsctl gone), and resumed on exit.
  */
 const COPY = [
@@ -58,7 +59,10 @@ const COPY = [
   '[ -z "$pids" ] || kill -STOP $pids',
   'i=0',
   'for a; do',
-  '  if [ $((i % 2)) -eq 0 ]; then s=$a; else',
+  '  if [ $((i % 2)) -eq 0 ]; then s=$a',
+  // (a directory made already, as the clone's mount point of a copy: its contents go into it)
+  '  elif [ -d "$s" ] && [ ! -L "$s" ] && [ -d "$a" ]; then cp -a --attributes-only -- "$s/." "$a" || exit 1',
+  '  else',
   '    mkdir -p "$a"; rmdir "$a"',
   '    if [ -d "$s" ] && [ ! -L "$s" ]; then cp -a --attributes-only -- "$s" "$a" || exit 1; else cp -a --sparse=always -- "$s" "$a" || exit 1; fi',
   '  fi',

@@ -163,6 +163,19 @@ export interface UpgradeReport {
   consistency?: HashCheck[];
   /** --defrag: each member's db size before and after its defragmentation. */
   defrag?: Journal['defrag'];
+  /** The rehearsal this run ran before its first stop (kv/rehearsal), where one ran now (`rehearsal` in a clone's own report is its load). */
+  rehearsed?: RehearsalAccount;
+}
+
+/**
+ * A rehearsal's account in a run's report: its own wall time from its start (beside the checks) to its verdict,
+ * the copy's part of it, and what its load saw.
+ */
+export interface RehearsalAccount {
+  ms: number;
+  copyMs: number;
+  writes?: { acked: number; lost: number };
+  probes?: number;
 }
 
 /** What the report of a run says before any step: the cluster, the hop, the plan and its warnings, the resume. */

@@ -9,8 +9,8 @@ import type { KvSession } from '../../../kv/cluster/session.js';
 import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
 import type { CloneLook, MemberDriver } from '../../../kv/drivers/driver.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
-import { rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
-import { UsageError } from '../../../core/errors.js';
+import { COPY_READY, rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
+import { OpsError, UsageError } from '../../../core/errors.js';
 
 /** The upgrade flags the clone's run repeats (timings and judgement; never the question, the backups, the report or the off-host store). */
 interface Repeated {
@@ -111,6 +111,25 @@ export function rehearsalPort(
 /** Members whose driver finds their clone by looking at them (MemberDriver.cloning): what its clonable() says then. */
 export async function lookForClone(driver: MemberDriver | undefined, members: readonly MemberSpec[], how: CloneLook = {}): Promise<void> {
   await driver?.cloning?.look(members, how);
+}
+
+/**
+ * Inside the clone: the parent starts this run while it still copies the members' files (the namespaces and
+ * opsctl's own start overlap the copy: kv/rehearsal/clone.ts), so nothing of the copy is read before the parent
+ * says it is whole (COPY_READY on standard input, a pipe from the parent). An input that ends first: the copy
+ * failed, or the parent is gone. (A terminal's input: a run by hand, which cloneRun refuses, is not kept waiting.)
+ */
+export async function copyWhole(ctx: Context): Promise<void> {
+  if (ctx.io.isStdinTTY) return;
+  let seen = '';
+  for await (const chunk of ctx.io.stdin) {
+    seen += String(chunk);
+    if (seen.includes(COPY_READY)) return;
+  }
+  throw new OpsError("--rehearsal-clone: the rehearsal's copy was not made whole (its input ended first)", 1, {
+    code: 'rehearsal',
+    hint: 'run opsctl kv upgrade --rehearse, not --rehearsal-clone by hand',
+  });
 }
 
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
