@@ -24,7 +24,7 @@ export async function register(
   }
   let parent = program;
   for (const group of named.groups) parent = groupCommand(parent, group);
-  // the verb with only the options its line can use (`kv get --endpoints X foo`: 2 of get's 33), unless the line asks for its help
+  // the verb with only the options its line can use (`kv get --endpoints X foo`: 1 of get's 27), unless the line asks for its help
   addVerb(parent, ctx, verbWithCommandTimeout(await named.verb.spec()), everyFlag || asksHelp(argv) ? {} : { line: argv });
 }
 
