@@ -5,7 +5,7 @@ import { isOpsError, type OpsError } from './core/errors.js';
 import { withProfileFlag } from './core/hints.js';
 import { onFirstWasm } from './core/wasm.js';
 import { buildProgram, JSON_FIELD_LIST, splitJsonFlag } from './program.js';
-import { completeVerb } from './commands/spec.js';
+import { builtForLine, completeVerb } from './commands/spec.js';
 import { flagsAfterVerb } from './verb-flags.js';
 import type { ContextOverrides, WiredContext } from './wiring/context.js';
 
@@ -23,21 +23,19 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
   // A parse error happens before any action sets ctx.globals: with --json anywhere in argv it is
   // rendered as {"error":…} instead of commander's text.
   if (split.json) ctx.globals = { json: true };
-  const program = await buildProgram(ctx, split.argv);
-  // etcdctl's order: a verb's flags before the verb (`kv --endpoints X get foo`) are read as the verb's
-  split.argv = flagsAfterVerb(program, split.argv, completeVerb);
-  const output = {
-    writeOut: (s: string) => ctx.io.stdout.write(s),
-    writeErr: (s: string) => ctx.io.stderr.write(s),
-    // a parse error is printed by reportParseError in the shape of every other error ("X message" + hint)
-    outputError: () => {},
-  };
-  for (const cmd of [program, ...allCommands(program)]) {
-    cmd.exitOverride();
-    cmd.configureOutput(output);
-  }
+  const line = split.argv;
+  let program = await prepareProgram(ctx, split, {});
   try {
-    await program.parseAsync(split.argv, { from: 'user' });
+    try {
+      await program.parseAsync(split.argv, { from: 'user' });
+    } catch (err) {
+      // a verb built with only the options its line can use (spec.ts addVerb): the error is found again with every
+      // option, so its words (a suggestion among them) are the verb's in full. Nothing ran: commander parses first.
+      if (!(err instanceof CommanderError) || !builtForLine(program)) throw err;
+      split.argv = line;
+      program = await prepareProgram(ctx, split, { everyFlag: true });
+      await program.parseAsync(split.argv, { from: 'user' });
+    }
     return ctx.exitCode ?? ExitCode.ok;
   } catch (err) {
     // a spinner or counter still running stops here: nothing of it may follow the error or summary
@@ -53,6 +51,24 @@ export async function main(argv: string[], overrides: ContextOverrides = {}, ctx
     ctx.io.endProgress();
     await ctx.cleanup();
   }
+}
+
+/** The program for `split`'s line, its parse errors left to main(); `split.argv` as commander is to parse it. */
+async function prepareProgram(ctx: WiredContext, split: { argv: string[] }, { everyFlag }: { everyFlag?: boolean }): Promise<import('commander').Command> {
+  const program = await buildProgram(ctx, split.argv, { everyFlag });
+  // etcdctl's order: a verb's flags before the verb (`kv --endpoints X get foo`) are read as the verb's
+  split.argv = flagsAfterVerb(program, split.argv, completeVerb);
+  const output = {
+    writeOut: (s: string) => ctx.io.stdout.write(s),
+    writeErr: (s: string) => ctx.io.stderr.write(s),
+    // a parse error is printed by reportParseError in the shape of every other error ("X message" + hint)
+    outputError: () => {},
+  };
+  for (const cmd of [program, ...allCommands(program)]) {
+    cmd.exitOverride();
+    cmd.configureOutput(output);
+  }
+  return program;
 }
 
 /** `argv` with a bare `--json` and the field list after it joined (`--json id` → `--json=id`), if that word looks like one. */

@@ -53,7 +53,7 @@ export function splitJsonFlag(argv: readonly string[]): { argv: string[]; json: 
  * the command line, lets it build only the branch the line names.
  */
 interface NounModule {
-  register(program: Command, ctx: Context, opts: { wholeTree: boolean; argv?: readonly string[] }): void | Promise<void>;
+  register(program: Command, ctx: Context, opts: { wholeTree: boolean; argv?: readonly string[]; everyFlag?: boolean }): void | Promise<void>;
 }
 
 /**
@@ -79,9 +79,10 @@ const NOUNS: ReadonlyArray<[NounName, () => Promise<NounModule>]> = [
  * The commander tree; verbs load lazily. With `argv`, only the noun it names is built in full (the
  * others are one-line placeholders for --help); without it (completions, tests), or for `help` and
  * `completion`, the whole tree is built. Without a context only the top level can be built (what
- * `opsctl --help` prints).
+ * `opsctl --help` prints). A noun may build the verb a line names with only the options that line can use
+ * (spec.ts addVerb's `line`); `everyFlag` asks for every option (main(), after a parse error on such a verb).
  */
-export async function buildProgram(ctx: Context | undefined, argv?: readonly string[]): Promise<Command> {
+export async function buildProgram(ctx: Context | undefined, argv?: readonly string[], { everyFlag = false }: { everyFlag?: boolean } = {}): Promise<Command> {
   const wanted = argv?.find((word) => NOUNS.some(([name]) => name === word));
   const program = new Command('opsctl');
   program.description('One CLI for operators: OAuth sign-in, work-tracker and label scripting, and safe rolling kv (etcd) upgrades.');
@@ -127,7 +128,7 @@ With no configuration every command uses the embedded mock services (profile "em
   for (const [name, load] of NOUNS) {
     if (everything || name === wanted) {
       if (!ctx) throw new Error(`buildProgram: the ${name} commands need a context`);
-      await (await load()).register(program, ctx, { wholeTree: everything, argv });
+      await (await load()).register(program, ctx, { wholeTree: everything, argv, everyFlag });
     } else program.command(name).description(NOUN_SUMMARIES[name]);
   }
   // the hidden command the completion scripts call for names the service knows (opt-in dynamic completion)

@@ -270,11 +270,47 @@ export function toOptions<S extends VerbSpec>(spec: S, positional: readonly unkn
   return out as OptionsOf<S>;
 }
 
-/** Adds a verb to `parent` from its spec: arguments, flags, help, examples, and a lazy action running it with the inferred options. */
-export function addVerb(parent: Command, ctx: Context, spec: VerbSpec): Command {
+/**
+ * Adds a verb to `parent` from its spec: arguments, flags, help, examples, and a lazy action running it with the inferred options.
+ * `line`: the command line, when it names this verb and asks for no help: the verb then gets only the options the line
+ * can use (lineFlag), and is marked so (builtForLine): main() builds it again in full for a parse error's words.
+ */
+export function addVerb(parent: Command, ctx: Context, spec: VerbSpec, { line }: { line?: readonly string[] } = {}): Command {
   const cmd = verbCommand(parent, spec);
-  fillVerb(cmd, ctx, spec);
+  fillVerb(cmd, ctx, spec, line && lineWords(line));
+  if (line) FOR_LINE.add(cmd);
   return cmd;
+}
+
+/** Verbs built with only the options of the command line they were built for (addVerb's `line`). */
+const FOR_LINE = new WeakSet<Command>();
+
+/** Whether a verb of `program`'s tree was built with only its command line's options (a parse error is then found again on the verb in full). */
+export function builtForLine(program: Command): boolean {
+  const walk = (cmd: Command): boolean => FOR_LINE.has(cmd) || cmd.commands.some(walk);
+  return walk(program);
+}
+
+/** The flag spellings of a command line: `--name` (of `--name` and `--name=…`) and each `-x` of a short-flag cluster `-xyz`. */
+function lineWords(line: readonly string[]): Set<string> {
+  const words = new Set<string>();
+  for (const word of line) {
+    if (word.startsWith('--')) words.add(word.split('=')[0]!);
+    else if (word.startsWith('-')) for (const c of word.slice(1)) words.add(`-${c}`);
+  }
+  return words;
+}
+
+/**
+ * Whether a verb built for a command line with the flag spellings `words` needs the option(s) of flag `key`: the
+ * ones the line spells, and the ones that give the verb a value unasked (a default, a mandatory flag, a `--no-`
+ * flag and its pair). Without the others, commander parses the line as it would with every option (a word it does
+ * not know is an error either way, and main() then parses again with every option, for the error's own words).
+ */
+function lineFlag(key: string, flag: FlagSpec, words: ReadonlySet<string>): boolean {
+  if (flag.type === 'fields' || flag.type === 'negated' || ('negate' in flag && flag.negate !== undefined)) return true;
+  if (('default' in flag && flag.default !== undefined) || ('required' in flag && flag.required)) return true;
+  return words.has(`--${kebab(key)}`) || ('short' in flag && flag.short !== undefined && words.has(`-${flag.short}`));
 }
 
 /** The verb's command with its name, aliases and summary: all its group's --help lists of it. */
@@ -286,14 +322,15 @@ function verbCommand(parent: Command, spec: VerbSpec): Command {
 }
 
 /** The rest of a verb's command: arguments, flags, help, examples, and its lazy action. */
-function fillVerb(cmd: Command, ctx: Context, spec: VerbSpec): void {
+function fillVerb(cmd: Command, ctx: Context, spec: VerbSpec, lineFlags?: ReadonlySet<string>): void {
   for (const arg of spec.args ?? []) {
     const text = typeof arg === 'string' ? arg : arg.name;
     const argument = new Argument(text, typeof arg === 'string' ? undefined : arg.help);
     if (typeof arg !== 'string' && arg.choices) argument.choices(arg.choices);
     cmd.addArgument(argument);
   }
-  for (const [key, flag] of Object.entries(spec.flags ?? {})) for (const option of flagOptions(key, flag)) cmd.addOption(option);
+  for (const [key, flag] of Object.entries(spec.flags ?? {}))
+    if (!lineFlags || lineFlag(key, flag, lineFlags)) for (const option of flagOptions(key, flag)) cmd.addOption(option);
   if (spec.help !== undefined) cmd.addHelpText('after', spec.help);
   if (spec.examples?.length) examples(cmd, ...spec.examples);
   const paths =

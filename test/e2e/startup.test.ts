@@ -21,7 +21,7 @@ async function loaded(
   env: NodeJS.ProcessEnv = {},
   /** stdout and stderr written to files of this directory, not pipes (read back after the run). */
   toFiles?: string,
-): Promise<{ packages: Set<string>; builtins: Set<string>; sources: Set<string>; exitCode?: number }> {
+): Promise<{ packages: Set<string>; builtins: Set<string>; sources: Set<string>; exitCode?: number; asyncLocalStorage: boolean }> {
   const argv = [process.execPath, '--require', HOOKS, BIN, ...args];
   // (the shell opens the files for it: execa's own file outputs are pipes it copies from)
   const run = toFiles
@@ -49,7 +49,8 @@ async function loaded(
       if (own && !m) sources.add(own[1]!);
     }
   }
-  return { packages, builtins, sources, exitCode: r.exitCode };
+  const asyncLocalStorage = String(r.stderr).split('\n').includes('als entered');
+  return { packages, builtins, sources, exitCode: r.exitCode, asyncLocalStorage };
 }
 
 const HEAVY = [
@@ -248,7 +249,7 @@ describe('start-up stays cheap', () => {
     expect(sources.has('packages/shared/src/tracker/resources.ts')).toBe(true);
   });
 
-  it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8, node:fs/promises', async () => {
+  it('a read against the embedded mock is answered in-process: no undici, and none of zod, conf, ora, execa, prompts, node:v8, node:fs/promises, nor an AsyncLocalStorage', async () => {
     const cfg = tempConfigDir();
     try {
       const { packages: pkgs, builtins, sources } = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
@@ -260,9 +261,16 @@ describe('start-up stays cheap', () => {
       // the first use made the tracker's token (node:crypto); a read after it makes no id, token or key, and the
       // state file checked before is known by its identity: no node:crypto. Nor node:fs/promises (and the 8 modules
       // it brings, readline among them): a read reads the state, its check marks and the credentials with node:fs
-      const again = (await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir })).builtins;
+      const read = await loaded(['tracker', 'labels', 'list'], { OPSCTL_CONFIG_DIR: cfg.dir });
+      const again = read.builtins;
       expect(again.has('crypto')).toBe(false);
       expect(again.has('fs/promises')).toBe(false);
+      // a GET runs in the mock without a request signal: no AsyncLocalStorage entered (on Node 20 its hook would
+      // then run for every promise of the command); a write still has one (the store gives up its lock wait with it)
+      expect(read.asyncLocalStorage).toBe(false);
+      const write = await loaded(['tracker', 'labels', 'create', '--name', 'als'], { OPSCTL_CONFIG_DIR: cfg.dir });
+      expect(write.exitCode).toBe(0);
+      expect(write.asyncLocalStorage).toBe(true);
     } finally {
       cfg.cleanup();
     }

@@ -23,7 +23,7 @@ export function createMockCore(opts: MockServerOptions = {}): { rt: MockRuntime;
 /** One request through the pipeline (over HTTP or in-process); a bug of the mock is logged and answered 500. */
 function serveRequest(rt: MockRuntime): Serve {
   return (req, res) =>
-    withRequestSignal(res, () => handle(rt, req, res)).catch((err: Error) => {
+    withRequestSignal(req, res, () => handle(rt, req, res)).catch((err: Error) => {
       // The mock's own storage, before any service answered (a state file of the wrong shape, a directory it cannot write).
       if (isOpsError(err)) {
         rt.onLocalError?.(err);

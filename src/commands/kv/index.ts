@@ -14,7 +14,7 @@ import { KV_INDEX, type KvGroupEntry, type KvVerbEntry } from './verb-index.js';
 export async function register(
   program: Command,
   ctx: Context,
-  { wholeTree = false, argv = [] }: { wholeTree?: boolean; argv?: readonly string[] } = {},
+  { wholeTree = false, argv = [], everyFlag = false }: { wholeTree?: boolean; argv?: readonly string[]; everyFlag?: boolean } = {},
 ): Promise<void> {
   const named = wholeTree ? undefined : namedVerb(argv);
   if (!named) {
@@ -24,8 +24,12 @@ export async function register(
   }
   let parent = program;
   for (const group of named.groups) parent = groupCommand(parent, group);
-  addVerb(parent, ctx, verbWithCommandTimeout(await named.verb.spec()));
+  // the verb with only the options its line can use (`kv get --endpoints X foo`: 1 of get's 27), unless the line asks for its help
+  addVerb(parent, ctx, verbWithCommandTimeout(await named.verb.spec()), everyFlag || asksHelp(argv) ? {} : { line: argv });
 }
+
+/** `--help`, `-h` or a short-flag cluster holding h: commander prints the verb's help, which lists every option. */
+const asksHelp = (argv: readonly string[]) => argv.some((w) => w === '--help' || (/^-[^-]/.test(w) && w.includes('h')));
 
 /** The groups and the verb that the words right after `kv` in `argv` name (by name or alias), if they name one. */
 export function namedVerb(argv: readonly string[]): { groups: KvGroupEntry[]; verb: KvVerbEntry } | undefined {
