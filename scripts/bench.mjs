@@ -137,6 +137,23 @@ report.row('peak memory of the commands above', `${peak.toFixed(1)} MB`, '< 100 
       );
     } else reference.push(`(kv get left out: no etcd in ${etcdDir})`);
     printStartupTable(report, table, reference);
+    // NODE_EXTRA_CA_CERTS (set on this machine for its proxy's CA) makes Node parse that bundle at every start,
+    // `node -e 0` included: it dilutes every ratio above. The same rows without it, for what a machine without it sees.
+    if (process.env.NODE_EXTRA_CA_CERTS) {
+      const bare = startupRatios({
+        launchers: { 'npm launcher': [process.execPath, BIN] },
+        verbs: VERBS.filter((v) => v.name === '--version' || v.name === '--help' || v.name.startsWith('tracker labels list')).concat(
+          etcd ? [kvGetVerb(etcd.endpoint, 'bench/key')] : [],
+        ),
+        rounds,
+        env: { OPSCTL_CONFIG_DIR: cfg, NODE_EXTRA_CA_CERTS: '' },
+      });
+      console.log(
+        `\nthe same without NODE_EXTRA_CA_CERTS (informational; node -e 0 ${bare.baseMs.toFixed(0)} ms against ${table.baseMs.toFixed(0)} ms with it):`,
+      );
+      for (const r of bare.rows)
+        console.log(`  ${r.name.padEnd(40)} ${r.launchers['npm launcher'].ratio.toFixed(2)}x (${r.launchers['npm launcher'].cpuMs.toFixed(0)} ms)`);
+    }
   } finally {
     etcd?.stop();
   }

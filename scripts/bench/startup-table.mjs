@@ -52,7 +52,8 @@ export function startupRatios({ launchers, verbs = VERBS, rounds, env }) {
   const base = [];
   const samples = new Map(runs.map((r) => [r, []]));
   for (let round = 0; round < rounds; round++) {
-    const b = batchCpuMs(process.execPath, ['-e', '0'], {});
+    // (node -e 0 under the same environment as the verbs: NODE_EXTRA_CA_CERTS set or not, bench.mjs)
+    const b = batchCpuMs(process.execPath, ['-e', '0'], env);
     base.push(b);
     const order = runs.map((_, i) => runs[(i + round) % runs.length]);
     for (const r of order) samples.get(r).push(batchCpuMs(r.file, r.args, env) / b);
