@@ -1,10 +1,10 @@
 import { TEMPLATE_ROWS, type CommandTemplates, type MemberSpec } from '../cluster/cluster-file.js';
 import type { CloneOf, CopySize, DataLayout, HostShellResult, MemberDriver, MemberTarget, RestoreRequest, SettingsReads, V2SizeRead } from './driver.js';
-import { BY_HOST_TEMPLATES, sharedRead, type Cloning } from './driver.js';
+import { BY_HOST_TEMPLATES, sharedRead, type Cloning, type HostReads } from './driver.js';
 import { configFileOf, settingsOutput, type StartSettings } from './start-settings.js';
 import type { MemberDirs } from '../wal/v2-data.js';
 import type { WalMark } from '../wal/wal-mark.js';
-import { noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
+import { hostOf, noReach, onThisHost, readRunningSettings, shellHere, type ProgramAt } from './local-reach.js';
 import { HostData, hostV2Size, readHostFile, shellWord } from './host-script.js';
 import { measureHostCopy } from './host-copy.js';
 import { valueProblem } from '../cluster/cluster-file.js';
@@ -58,6 +58,7 @@ export class CommandDriver implements MemberDriver {
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly timeoutMs = 60_000,
     private readonly programAt?: ProgramAt,
+    answered?: HostReads,
   ) {
     // Every template parsed now: a bad one fails here, before any member is touched.
     for (const tpl of this.templates()) {
@@ -77,6 +78,8 @@ export class CommandDriver implements MemberDriver {
       return Promise.resolve({ stdout: '', stderr: '', failed: noReach(m) });
     };
     this.startSettings = (m, target, reads) => this.readSettings(m, target, reads);
+    // (`answered`: its reads of the members' hosts answered otherwise, inside a rehearsal's clone: kv/rehearsal/command-clone.ts)
+    if (answered) Object.assign(this, answered);
     const space = t.space;
     if (space) this.backupSpace = (m) => this.measureSpace(m, space);
     if (t.stage || t.stageByVersion) {
@@ -486,11 +489,6 @@ export class CommandDriver implements MemberDriver {
   runningSettings(m: MemberSpec) {
     return readRunningSettings((s) => this.hostShell(m, s, this.timeoutMs), m.endpoint, '', this.vars(m).host, 'any', this.programAt);
   }
-}
-
-/** An endpoint's host as ssh takes it (an IPv6 address without its brackets). */
-function hostOf(endpoint: string): string {
-  return new URL(endpoint).hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
 /** The restore template's variables: {snapshot} {peer} {cluster} {token} {run} ({name}, {host}, {version}, {bin} as everywhere). */

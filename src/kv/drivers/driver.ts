@@ -232,6 +232,9 @@ export interface CloneReads {
   runsHere(m: MemberSpec): boolean;
 }
 
+/** A command driver's reads that go to the members' hosts: inside a rehearsal's clone, answered there for members fetched from their hosts. */
+export type HostReads = Pick<CloneReads, 'hostShell' | 'versionSettings' | 'readConfig' | 'v2DataBytes'>;
+
 /** MemberDriver.keptByHops: what a hop kept of each member (a container of the old image), listed and removed. */
 export interface KeptByHops {
   /** Every member's kept things, as their host has them. */

@@ -11,7 +11,7 @@ import { UsageError } from '../../core/errors.js';
 import { templateProblem } from '../templates/argv.js';
 import { expandSystemd, type SystemdPreset } from './systemd.js';
 import { CommandDriver } from './command.js';
-import type { Cloning, MemberDriver } from './driver.js';
+import type { Cloning, HostReads, MemberDriver } from './driver.js';
 import type { ProgramAt } from './local-reach.js';
 
 /** The driver entry as a cluster file gives it (`bins`: a command driver's etcd binary on the hosts per minor). */
@@ -79,7 +79,17 @@ export interface DriverParts {
    * How a command driver's clone is found and run (kv/rehearsal/command-clone.ts, whose room imports this one):
    * `settings`, the driver has a settings template. Absent: its clonable() says it was not looked at.
    */
-  commandCloning?: (self: CommandDriver, given: { settings: boolean }) => Cloning;
+  commandCloning?: (self: CommandDriver, given: CommandCloningParts) => Cloning;
+}
+
+/**
+ * What entry.ts gives a command driver's cloning: `settings`, the driver has a settings template; `answeredBy`, the
+ * same driver with its reads of the members' hosts answered otherwise (inside a rehearsal's clone, for members
+ * fetched from their hosts).
+ */
+export interface CommandCloningParts {
+  settings: boolean;
+  answeredBy: (reads: HostReads) => CommandDriver;
 }
 
 /** The driver of `spec` (none for no entry, or the sandbox's, which kv/sandbox builds). */
@@ -88,7 +98,12 @@ export async function openDriver(spec: ClusterSpec['driver'], parts: DriverParts
   if (spec?.type === 'command') {
     const d = new CommandDriver(spec, parts.exec, parts.env, undefined, parts.programAt);
     const cloning = parts.commandCloning;
-    if (cloning) d.cloneBy = (self) => cloning(self, { settings: Boolean(spec.settings) });
+    if (cloning)
+      d.cloneBy = (self) =>
+        cloning(self, {
+          settings: Boolean(spec.settings),
+          answeredBy: (reads) => new CommandDriver(spec, parts.exec, parts.env, undefined, parts.programAt, reads),
+        });
     return d;
   }
   return undefined;

@@ -21,6 +21,11 @@ export function endpointHost(endpoint: string): string {
   }
 }
 
+/** An endpoint's host as ssh takes it (an IPv6 address without its brackets). */
+export function hostOf(endpoint: string): string {
+  return new URL(endpoint).hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
 /** Whether `endpoint` names this machine: a loopback address, `localhost`, or an address of one of its interfaces. */
 export function onThisHost(endpoint: string, interfaces: () => ReturnType<typeof networkInterfaces> = networkInterfaces): boolean {
   const h = endpointHost(endpoint);

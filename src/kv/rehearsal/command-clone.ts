@@ -19,6 +19,7 @@ import {
   type CloneReach,
   type CloneReads,
   type Cloning,
+  type HostReads,
   type HostShellResult,
   type MemberDirs,
   type MemberDriver,
@@ -26,6 +27,7 @@ import {
 } from '../drivers/driver.js';
 import { onThisHost } from '../drivers/local-reach.js';
 import type { CommandDriver } from '../drivers/command.js';
+import type { CommandCloningParts } from '../drivers/entry.js';
 import { CLONE_RECORD, fetchedDir, findCommandClone, type ClonedMember } from './clone-find.js';
 import { findAwayClone } from './clone-away.js';
 import { LocalFileError } from '../../core/local-file.js';
@@ -34,9 +36,10 @@ import { fileProblem } from '../../core/file-errors.js';
 /**
  * The command driver's clone (MemberDriver.cloning, given where the driver is made): each member's process
  * looked for here (clone-find.ts), and inside the clone its members started by opsctl itself from the record.
- * `settings`: the driver has a settings template (its start on each version is known).
+ * `given`: whether the driver has a settings template (its start on each version is known), and the same driver
+ * with its reads of the hosts answered otherwise (entry.ts builds it: the clone's members fetched from their hosts).
  */
-export function commandCloning(driver: CommandDriver, given: { settings: boolean }): Cloning {
+export function commandCloning(driver: CommandDriver, given: CommandCloningParts): Cloning {
   return {
     look: async (members, how) => {
       const reach: CloneReach = {
@@ -56,10 +59,10 @@ export function commandCloning(driver: CommandDriver, given: { settings: boolean
     },
     inClone: async (dataDir) => {
       const record = await readCloneRecord(dataDir);
-      const members = new CloneMembers(driver, record, `${dataDir}/rehearsal`);
       // inside the clone, what the driver would read on the members' hosts is read here, in each member's own mounts
-      if (record.some((r) => r.fetched)) members.answerForHosts(driver, dataDir);
-      return members;
+      // (the same driver, built by entry.ts with those reads answered: hostAnswers)
+      const reads = record.some((r) => r.fetched) ? given.answeredBy(hostAnswers(record, dataDir)) : driver;
+      return new CloneMembers(reads, record, dataDir);
     },
   };
 }
@@ -97,8 +100,33 @@ export async function readCloneRecord(dataDir: string): Promise<ClonedMember[]> 
   return list;
 }
 
-/** The driver's reads that go to the members' hosts (answered in the clone for fetched members: answerForHosts). */
-type HostReads = 'hostShell' | 'versionSettings' | 'readConfig' | 'v2DataBytes';
+/**
+ * Members fetched from other hosts (kv/rehearsal/clone-away.ts): the driver's reads of their hosts (its host
+ * shell, its settings and config templates, which would go to hosts the clone cannot reach) answered here,
+ * each in the member's own mounts, from what the parent read on the hosts.
+ */
+function hostAnswers(record: readonly ClonedMember[], dataDir: string): HostReads {
+  const member = (m: MemberSpec) => memberOf(record, m);
+  return {
+    hostShell: (m, script, timeoutMs) => shellIn(mountsOf(dataDir, member(m)), script, timeoutMs),
+    versionSettings: (m, target) =>
+      Promise.resolve(member(m).settings?.[target.version] ?? { why: `the settings of ${m.name} on ${target.version} were not read on its host` }),
+    readConfig: (m, target) => Promise.resolve(member(m).configs?.[target.version]),
+    // (a v2Size template runs on the hosts: the clone's run measures through the v2 API instead)
+    v2DataBytes: () => Promise.resolve(undefined),
+  };
+}
+
+/** A fetched member's copies (under the clone's copy of opsctl's data directory) and the paths they are mounted over (copy, path, …). */
+function mountsOf(dataDir: string, rec: ClonedMember): string[] {
+  return (rec.fetched ?? []).flatMap((p) => [join(fetchedDir(dataDir, rec.name), p), p]);
+}
+
+function memberOf(record: readonly ClonedMember[], m: MemberSpec): ClonedMember {
+  const r = record.find((x) => x.name === m.name);
+  if (!r) throw new Error(`the clone has no member ${m.name}`);
+  return r;
+}
 
 /**
  * The clone's members, started and stopped by opsctl itself (processes of the clone's PID namespace, which
@@ -114,54 +142,30 @@ export class CloneMembers implements MemberDriver {
   readonly startSettings: MemberDriver['startSettings'] & {};
   readonly dataLayout?: MemberDriver['dataLayout'];
 
+  private readonly logDir: string;
+
+  /** `dataDir`: the clone's copy of opsctl's data directory (its members' logs, and fetched members' copies, are there). */
   constructor(
     private readonly inner: CloneReads,
     private readonly record: readonly ClonedMember[],
-    private readonly logDir: string,
+    private readonly dataDir: string,
   ) {
+    this.logDir = join(dataDir, 'rehearsal');
     this.hostShell = (m, script, timeoutMs) => inner.hostShell(m, script, timeoutMs);
     this.startSettings = (m, target, reads) => inner.startSettings(m, target, reads);
     const layout = inner.dataLayout;
     if (layout) this.dataLayout = (m) => layout(m);
   }
 
-  /** The clone's copy of opsctl's data directory, where fetched members' copies are (answerForHosts). */
-  private fetchedRoot?: string;
-
-  /**
-   * Members fetched from other hosts (kv/rehearsal/clone-away.ts): the driver's reads of their hosts (its host
-   * shell, its settings and config templates, which would go to hosts the clone cannot reach) answered here,
-   * each in the member's own mounts, from what the parent read on the hosts.
-   */
-  answerForHosts(driver: Pick<CloneReads, HostReads>, dataDir: string): void {
-    this.fetchedRoot = dataDir;
-    const answers: Pick<CloneReads, HostReads> = {
-      hostShell: (m, script, timeoutMs) => shellIn(this.mountsOf(this.member(m)), script, timeoutMs),
-      versionSettings: (m, target) =>
-        Promise.resolve(this.member(m).settings?.[target.version] ?? { why: `the settings of ${m.name} on ${target.version} were not read on its host` }),
-      readConfig: (m, target) => Promise.resolve(this.member(m).configs?.[target.version]),
-      // (a v2Size template runs on the hosts: the clone's run measures through the v2 API instead)
-      v2DataBytes: () => Promise.resolve(undefined),
-    };
-    Object.assign(driver, answers);
-  }
-
-  /** A fetched member's copies and the paths they are mounted over (copy, path, …). */
-  private mountsOf(rec: ClonedMember): string[] {
-    return (rec.fetched ?? []).flatMap((p) => [join(fetchedDir(this.fetchedRoot ?? '', rec.name), p), p]);
-  }
-
   private member(m: MemberSpec): ClonedMember {
-    const r = this.record.find((x) => x.name === m.name);
-    if (!r) throw new Error(`the clone has no member ${m.name}`);
-    return r;
+    return memberOf(this.record, m);
   }
 
   /** Its data dir and WAL dir, as the parent read them: the clone's checks (etcdutl check v2store, the just-in-time WAL read) read the copies there. */
   dataDirs(m: MemberSpec): Promise<MemberDirs | undefined> {
     const r = this.member(m);
     // (a fetched member's copies are mounted over its paths in its own mounts only: here they are read where they are)
-    const at = (p: string) => (r.fetched && this.fetchedRoot ? join(fetchedDir(this.fetchedRoot, r.name), p) : p);
+    const at = (p: string) => (r.fetched ? join(fetchedDir(this.dataDir, r.name), p) : p);
     return Promise.resolve(r.dataDir ? { dataDir: at(r.dataDir), ...(r.walDir ? { walDir: at(r.walDir) } : {}) } : undefined);
   }
 
@@ -189,7 +193,7 @@ export class CloneMembers implements MemberDriver {
     const log = openSync(join(this.logDir, `${m.name}.log`), 'a');
     const root = process.getuid?.() === 0;
     // (a member fetched from its host: started in a mount namespace of its own, its copies over its paths)
-    if (rec.fetched && this.fetchedRoot) [program, args] = inMounts(this.mountsOf(rec), [program, ...args]);
+    if (rec.fetched) [program, args] = inMounts(mountsOf(this.dataDir, rec), [program, ...args]);
     const child = spawn(program, args, {
       cwd: cwd && existsSync(cwd) ? cwd : '/',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
