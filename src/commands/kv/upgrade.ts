@@ -22,8 +22,7 @@ export type Options = OptionsOf<typeof spec>;
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
   if (opts.rehearsalClone) {
     // Inside a clone, started beside the copy: the run's modules loaded while the copy is made, then the copy whole
-    const ladder = import('../../kv/ladder/ladder.js');
-    ladder.catch(() => undefined);
+    void import('../../kv/ladder/ladder.js').catch(() => undefined);
     await (await import('./lib/rehearsal.js')).copyWhole(ctx);
   }
   const { options, selector, reportFile } = await upgradeOptions(opts, ctx);

@@ -162,7 +162,7 @@ export async function rehearseOnClone(o: {
     // (opsctl's own data directory, mounted over in the clone: made where this is its first use)
     await mkdir(o.source.dataDir, { recursive: true, mode: 0o700 });
     for (let i = 0; i < outside.length; i += 2) await mkdir(outside[i]!, { recursive: true });
-    const clone = startClone(o, { tmp, copy, outside });
+    const clone = launchCloneRun(o, { tmp, copy, outside });
     const abandon = async () => {
       clone.stdin?.end();
       await clone;
@@ -253,7 +253,7 @@ export async function rehearseOnClone(o: {
 export const COPY_READY = 'opsctl-copy: ready\n';
 
 /** The clone's run started in its namespaces (see PRELUDE), its input a pipe: COPY_READY once the copy is whole. */
-function startClone(
+function launchCloneRun(
   o: Pick<Parameters<typeof rehearseOnClone>[0], 'source' | 'command' | 'env' | 'exec' | 'signal' | 'timeoutMs' | 'uid' | 'cwd' | 'debug' | 'now'>,
   { tmp, copy, outside }: { tmp: string; copy: string; outside: readonly string[] },
 ) {

@@ -31,6 +31,12 @@ export function* walRecords(dir: string, names: readonly string[]): Generator<Bu
   }
 }
 
+/** A frame's length word: the record's length (its low 56 bits) and the padding after it (its top byte, when its high bit is set). */
+function frameOf(lenField: bigint): { len: number; pad: number } {
+  const top = Number(lenField >> 56n);
+  return { len: Number(lenField & 0x00ffffffffffffffn), pad: top & 0x80 ? top & 0x7 : 0 };
+}
+
 function* fileRecords(fd: number, file: string): Generator<Buffer> {
   // (`buf` holds the unread bytes from `off`; more is read, and the read part dropped, only when a frame needs it)
   let buf = Buffer.alloc(0);
@@ -64,9 +70,7 @@ function* fileRecords(fd: number, file: string): Generator<Buffer> {
   while (have(8)) {
     const lenField = buf.readBigUInt64LE(off);
     if (lenField === 0n) return;
-    const len = Number(lenField & 0x00ffffffffffffffn);
-    const top = Number(lenField >> 56n);
-    const pad = top & 0x80 ? top & 0x7 : 0;
+    const { len, pad } = frameOf(lenField);
     if (!have(8 + len)) return;
     const start = off + 8;
     // (a view: a later read makes a new buffer, never writes this one)
@@ -97,9 +101,8 @@ export function recordsEnd(fd: number, size: number): number | undefined {
     }
     const lenField = buf.readBigUInt64LE(off - at);
     if (lenField === 0n) return off;
-    const len = Number(lenField & 0x00ffffffffffffffn);
-    const top = Number(lenField >> 56n);
-    off += 8 + len + (top & 0x80 ? top & 0x7 : 0);
+    const { len, pad } = frameOf(lenField);
+    off += 8 + len + pad;
   }
   return off === size ? size : undefined;
 }
