@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +66,26 @@ describe.runIf(Boolean(dirs))('ETCD_ENABLE_V2 and --enable-v2 on the way to 3.6 
 
     const r = await opsctl('kv', 'upgrade', '--to', '3.6', '--yes', '--cluster', file, '--target-bin', `3.6=${dirs!.v36}`, '--settle', '0s', '--json');
     expect(r.exitCode, String(r.stderr)).toBe(0);
+    // The first stop's snapshot: the leader's snapshot the checks took when nothing was committed since (this idle
+    // cluster: snapshot/shelf.ts), else a new one; either way a restore point whose bytes are what the journal says.
+    const rep = JSON.parse(String(r.stdout)) as {
+      plan: Array<{ name: string }>;
+      steps: Array<{ member?: string; kind: string; detail?: string }>;
+      snapshots: Array<{ member: string; file: string; sha256: string; revision: string }>;
+    };
+    const snaps = rep.steps.filter((s) => s.kind === 'snapshot');
+    expect(snaps.map((s) => s.member)).toEqual(rep.plan.map((m) => m.name));
+    expect(snaps[0]!.detail).toMatch(/bytes from the leader \S+ via etcdctl, SHA-256 ok, revision \d+ ≥ \d+ .*restore point: revision \d+/);
+    // (only the first: each later one is taken after a member's restart, which commits its attributes)
+    for (const s of snaps.slice(1)) expect(s.detail).not.toMatch(/the one the checks took/);
+    expect(rep.snapshots).toHaveLength(3);
+    // (the restore point is kept once the hop is done: the first)
+    const [rp] = rep.snapshots;
+    expect(createHash('sha256').update(readFileSync(rp!.file)).digest('hex'), rp!.file).toBe(rp!.sha256);
+    const st = JSON.parse(execFileSync(join(dirs!.v36, 'etcdutl'), ['snapshot', 'status', rp!.file, '-w', 'json'], { encoding: 'utf8' })) as {
+      revision: number;
+    };
+    expect(String(st.revision)).toBe(rp!.revision);
     for (const m of c.members) {
       const status = JSON.parse(c.real.etcdctl(dirs!.v36, ['--endpoints', m.clientUrl, 'endpoint', 'status', '-w', 'json']))[0].Status as { version: string };
       expect(status.version).toBe('3.6.16');

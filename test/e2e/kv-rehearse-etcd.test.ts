@@ -69,9 +69,11 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
       /rehearsal: not run \(its copy would read [\d.]+ MiB with every member paused at once, over --rehearsal-max-copy 1 MiB/,
     );
     expect(leftovers()).toEqual(before);
-    const r = await opsctl(...TO_37, '--rehearse');
+    const r = await opsctl(...TO_37, '--rehearse', '--debug');
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const err = String(r.stderr);
+    // the clone's plan took what this run read of the same data (each member's etcdutl check v2store), not read again of its copy
+    expect(err).toMatch(/clone: debug \[kv\] 3\.5 → 3\.6: the members' data as the run that rehearses read it for its plan \(v2store\), not read again/);
     expect(err).toMatch(
       /rehearsal: passed on a clone of the cluster in [\d.]+ s \(copy [\d.]+ s\): 3\.5 → 3\.6, 3\.6 → 3\.7, (\d+) writes acknowledged, 0 lost, (\d+) \/health probes/,
     );

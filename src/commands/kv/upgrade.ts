@@ -20,28 +20,37 @@ export type Options = OptionsOf<typeof spec>;
  * Ctrl-C stops at a safe point with exit 130; a re-run resumes.
  */
 export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
-  if (opts.rehearsalClone) {
-    // Inside a clone, started beside the copy: the run's modules loaded while the copy is made, then the copy whole
-    void import('../../kv/ladder/ladder.js').catch(() => undefined);
-    await (await import('./lib/rehearsal.js')).copyWhole(ctx);
-  }
+  // Inside a clone, started beside the copy: the run's modules loaded while the copy is made, then the copy whole
+  // (and after it, what the parent read of the same data for its plan: `judged`)
+  if (opts.rehearsalClone) void import('../../kv/ladder/ladder.js').catch(() => undefined);
+  const parent = opts.rehearsalClone ? await (await import('./lib/rehearsal.js')).copyWhole(ctx) : undefined;
   const { options, selector, reportFile } = await upgradeOptions(opts, ctx);
   const { cluster, driver, session } = options;
   ctx.handlesInterrupt = true;
   // a second Ctrl-C or a closed pipe while a member is down: say which, and the two ways on
   ctx.lastWords = downMemberWords(ctx, cluster.key, options.rollbackCommand);
   try {
-    const [{ runUpgradeOrLadder }, rehearsal] = await Promise.all([import('../../kv/ladder/ladder.js'), import('./lib/rehearsal.js')]);
+    const [{ runUpgradeOrLadder }, rehearsal, { SnapshotShelf }] = await Promise.all([
+      import('../../kv/ladder/ladder.js'),
+      import('./lib/rehearsal.js'),
+      import('../../kv/snapshot/shelf.js'),
+    ]);
     // Inside a clone (the rehearsal's own run): its members up and its load on, then the same run.
     const clone = opts.rehearsalClone ? await rehearsal.cloneRun(ctx, cluster, driver, session) : undefined;
     // (a command driver's members looked at for a clone: each here, its settings per version known)
     if (!clone) await rehearsal.lookForClone(driver, cluster.members, { copyKeys: Boolean(opts.rehearsalCopyKeys) });
     const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, options.ignoreChecks, driver, options.exec, selector);
+    // (the checks' snapshot of the leader kept for the first stop's own while nothing is committed since; what is not taken goes at the end)
+    const shelf = new SnapshotShelf();
     const r = await runUpgradeOrLadder({
       ...options,
-      ...(clone ? { inClone: true, driver: clone.driver } : {}),
+      ...(clone ? { inClone: true, driver: clone.driver, ...(parent ? { judged: parent.judged } : {}) } : {}),
       ...(rehearse ? { rehearse } : {}),
-    }).finally(() => clone?.stop());
+      shelf,
+    }).finally(() => {
+      shelf.clear();
+      return clone?.stop();
+    });
     // (the clone's load read back: what the rehearsal's verdict counts)
     const cloneLoad = await clone?.stop();
     return await renderUpgrade(r, { ctx, flags: opts, cluster, driver, reportFile, cloneLoad });

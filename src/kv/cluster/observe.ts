@@ -66,17 +66,12 @@ export async function observeMember(
   const read = inRow ? c.quorumRead() : afterVersion(() => c.quorumRead());
   early.catch(() => undefined);
   read.catch(() => undefined);
-  if (alsoAsk && !opts.inTurn) {
-    if (known) alsoAsk(c);
-    else
-      void version.then(
-        () => alsoAsk(c),
-        () => alsoAsk(c),
-      );
-  }
   // A member without a leader is not healthy whatever its read says later: not waited for (the read
   // would wait up to the request timeout, and a poll of a member coming back must not).
   const [st, v] = await Promise.allSettled([early, version]);
+  // (with the status: a 3.4+ status lists the alarms, and an alarm list is a raft proposal on 3.4 and 3.5, an
+  // entry in every member's log that moves the raft index, snapshot/shelf.ts; 3.2/3.3 are asked after it)
+  if (alsoAsk && !inRow) alsoAsk(c, st.status === 'fulfilled' ? st.value : undefined);
   const leaderless = st.status === 'fulfilled' && !hasLeader(st.value);
   // (in turn, a member whose status failed is not waited for either: its row says why)
   const [h] = await Promise.allSettled([leaderless || (inRow && st.status === 'rejected') ? Promise.resolve(NO_LEADER) : read]);

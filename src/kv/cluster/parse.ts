@@ -148,7 +148,9 @@ export interface StatusResult {
   memberId: string;
   leaderId?: string;
   revision: string;
+  /** The raft index the member knows committed, and (3.4+) the one it applied up to. */
   raftIndex?: string;
+  raftAppliedIndex?: string;
   raftTerm?: string;
   version?: string;
   dbSize?: number;
@@ -166,6 +168,7 @@ export function parseStatus(body: string | object): StatusResult {
     leaderId: idString(field(s, 'leader')),
     revision: textOf(field(h, 'revision')) ?? '0',
     raftIndex: textOf(field(s, 'raftIndex', 'raft_index')),
+    raftAppliedIndex: textOf(field(s, 'raftAppliedIndex', 'raft_applied_index')),
     raftTerm: textOf(field(s, 'raftTerm', 'raft_term')),
     version: typeof version === 'string' ? version : undefined,
     dbSize: field(s, 'dbSize', 'db_size') === undefined ? undefined : Number(field(s, 'dbSize', 'db_size')),

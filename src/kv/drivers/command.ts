@@ -478,7 +478,8 @@ export class CommandDriver implements MemberDriver {
     (m, script) => this.hostShell(m, script, this.timeoutMs),
     () => Boolean(this.t.trial),
   );
-  learnDataDirs = async (m: MemberSpec): Promise<void> => void (this.t.trial || onThisHost(m.endpoint) ? await this.onHost.dirs(m) : undefined);
+  hostDataDirs = async (m: MemberSpec): Promise<MemberDirs | undefined> => (this.t.trial || onThisHost(m.endpoint) ? this.onHost.dirs(m) : undefined);
+  learnDataDirs = async (m: MemberSpec): Promise<void> => void (await this.hostDataDirs(m));
   /** Where opsctl reads them on this machine: the clone's (clone-find.ts), or a member's own read here (no trial template). */
   dataDirs = async (m: MemberSpec): Promise<MemberDirs | undefined> => {
     const cloned = 'dirs' in this.cloneOf ? this.cloneOf.dirs?.[m.name] : undefined;

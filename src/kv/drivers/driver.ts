@@ -161,6 +161,8 @@ export interface MemberDriver {
   dataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
   /** What the driver needs to find the member's data while it is down, read while it runs (the cycle asks before a stop). */
   learnDataDirs?(m: MemberSpec): Promise<void>;
+  /** The member's data and WAL dirs on its host, read from its running process there (what etcdutl reads there before any trial ran). */
+  hostDataDirs?(m: MemberSpec): Promise<MemberDirs | undefined>;
   /** The mark of the member's WAL on its host, where its data is not read here (kv/wal/wal-mark.ts: the put-back's guard). */
   hostWalMark?(m: MemberSpec): Promise<WalMark | { why: string }>;
   /** What the member runs now, as the driver knows it. */

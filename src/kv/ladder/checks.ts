@@ -6,7 +6,7 @@ import { PROOF_RULES } from '../rules/trial.js';
 import { fixOf } from '../rules/summary.js';
 import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { TrialFinding } from '../trial/run.js';
-import { hopFacts, type HopAt } from './facts.js';
+import { hopFacts, readsOf, type DataReads, type HopAt, type HopReads } from './facts.js';
 import { type LadderOptions, type Overrides } from './record.js';
 import type { Snapshotting } from '../upgrade/options.js';
 import { isResumable, journalPath, memberMayBeDown } from '../journal/journal.js';
@@ -48,31 +48,47 @@ export async function check(o: Pick<LadderOptions, Overrides>, facts: HopFacts):
 
 /** Every hop's checks, with the v2 store measured for the 3.4 and 3.5 rules. */
 export async function checkAll(
-  o: Pick<LadderOptions, 'cluster' | 'driver' | Overrides | Snapshotting> & Partial<Pick<LadderOptions, 'inClone'>>,
+  o: Pick<LadderOptions, 'cluster' | 'driver' | Overrides | Snapshotting> & Partial<Pick<LadderOptions, 'inClone' | 'judged'>>,
   hops: Hop[],
-  { obs, bins, v2, fromHop, trials }: Pick<HopAt, 'obs' | 'bins' | 'v2'> & { fromHop: number; trials: Map<string, TrialFinding[]> },
+  {
+    obs,
+    bins,
+    v2,
+    fromHop,
+    trials,
+    tell,
+    early = [],
+  }: Pick<HopAt, 'obs' | 'bins' | 'v2'> & {
+    fromHop: number;
+    trials: Map<string, TrialFinding[]>;
+    tell?: (reads: Array<[string, DataReads]>) => void;
+    /** Each hop's reads begun before the trials (facts.ts readsBeforeTrials), by index. */
+    early?: ReadonlyArray<Promise<HopReads> | undefined>;
+  },
 ) {
   // A patch hop inside a hop's source minor (3.5.x → 3.5.32+ before 3.6, 3.6.x → 3.6.11+ before 3.7) is planned first.
   const patchPlanned = (h: Hop) => !h.patch && hops.some((x) => x.patch && x.from === h.from);
   // Every hop at once (each only looks: config reads, etcdutl on the data dirs).
-  return Promise.all(
+  const facts = await Promise.all(
     hops.map(async (h, i) =>
       i < fromHop
-        ? []
-        : check(
-            o,
-            await hopFacts(o, h, {
-              obs,
-              bins,
-              v2,
-              current: i === fromHop,
-              patchPlanned: patchPlanned(h),
-              trials,
-              judgedBeforeCopy: Boolean(o.inClone) && i === fromHop,
-            }),
-          ),
+        ? undefined
+        : hopFacts(o, h, {
+            ...(early[i] ? { reads: await early[i] } : {}),
+            obs,
+            bins,
+            v2,
+            current: i === fromHop,
+            patchPlanned: patchPlanned(h),
+            trials,
+            judgedBeforeCopy: Boolean(o.inClone) && i === fromHop,
+            ...(o.judged ? { judged: o.judged } : {}),
+          }),
     ),
   );
+  // (what this run read of the members' data for its plan, told to the rehearsal's clone: it reads its copy no more)
+  tell?.(facts.flatMap((f, i) => (f ? [[hopName(hops[i]!), readsOf(f)] as [string, DataReads]] : [])));
+  return Promise.all(facts.map((f) => (f ? check(o, f) : Promise.resolve([]))));
 }
 
 /** The rows that stop the ladder: refusals, a member not proven (the trials), and with --strict every check that could not run. */

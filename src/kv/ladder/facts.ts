@@ -18,6 +18,7 @@ import { v3MembershipFacts } from './v3-membership.js';
 import { dataTrialFacts, trialFacts } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { type BinarySources, type LadderOptions } from './record.js';
+import type { JudgedReads } from '../rehearsal/clone.js';
 import type { Snapshotting } from '../upgrade/options.js';
 import { UpgradeRefused, type Look, type Reach, type Waits } from '../upgrade/options.js';
 import { membershipProblems, readMembership } from '../cluster/membership.js';
@@ -253,11 +254,17 @@ export interface HopAt {
    * this hop on the same data (beside the copy it made of it), so the clone takes no snapshot of it again.
    */
   judgedBeforeCopy?: boolean;
+  /**
+   * Inside a rehearsal's clone, its plan: what the run that rehearses read of the same data for each hop's plan
+   * (rehearsal/clone.ts JUDGED), taken for this hop's reads instead of reading the copy again; a hop it does
+   * not name, or no word from it, is read here.
+   */
+  judged?: Promise<JudgedReads | undefined>;
 }
 
 /** The facts of one hop: each member's settings and data dir, auth, the v2 store, etcdutl's verdict. */
 export async function hopFacts(o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>, hop: Hop, at: HopAt): Promise<HopFacts> {
-  const { obs, bins, v2, current, patchPlanned, trials, reads, judgedBeforeCopy } = at;
+  const { obs, bins, v2, current, patchPlanned, trials, reads, judgedBeforeCopy, judged } = at;
   const b = bins[hop.to] ?? {};
   const members = await Promise.all(
     o.cluster.members.map((m) =>
@@ -285,7 +292,12 @@ export async function hopFacts(o: Pick<LadderOptions, 'cluster' | 'driver' | 'de
     trials: trialFacts(trials, hopName(hop)),
     dataTrials: dataTrialFacts(trials, hopName(hop)),
   };
-  return { ...facts, ...(reads ?? (await hopReads(o, hop, { obs, bins, current, trials, judgedBeforeCopy }))) };
+  const told = judged && (await judged)?.get(hopName(hop));
+  if (told)
+    o.debug?.(
+      `[kv] ${hopName(hop)}: the members' data as the run that rehearses read it for its plan (${Object.keys(told).join(', ') || 'nothing'}), not read again`,
+    );
+  return { ...facts, ...(reads ?? (await hopReads(o, hop, { obs, bins, current, trials, judgedBeforeCopy, ...(told ? { told } : {}) }))) };
 }
 
 /**
@@ -301,18 +313,34 @@ const JUDGED_BEFORE_COPY = {
 /** The facts of a hop that read the members' data (a snapshot of the leader, etcdutl or the WAL on each host): the slow part of hopFacts. */
 export type HopReads = Pick<HopFacts, 'v2store' | 'walReplay' | 'v3Membership'>;
 
+/** A hop's reads of the members' data that the rehearsal's clone would make again of its copy (etcdutl, the WAL): what it is told instead. */
+export type DataReads = Pick<HopFacts, 'v2store' | 'walReplay'>;
+
+/** A hop's facts' data reads, as the rehearsal's clone is told them. */
+export function readsOf(f: HopFacts): DataReads {
+  return { ...(f.v2store ? { v2store: f.v2store } : {}), ...(f.walReplay ? { walReplay: f.walReplay } : {}) };
+}
+
 /**
  * A hop's reads of the members' data. The ladder begins them for the next hop while this one waits for
  * its cluster version (every member already runs this hop's target, and the wait only lets etcd's leader
  * raise the version: a v2 entry of etcd's own, no ConfChange, no v3 write), so the next hop finds them
- * done (at 100 MB, 1.3-1.9 s for the leader's snapshot and 1.7 s for etcdutl on three hosts).
+ * done (at 100 MB, 1.3-1.9 s for the leader's snapshot and 1.7 s for etcdutl on three hosts). `told`: the
+ * data reads of the run that rehearses (inside its clone), not made again; `onData`: given the data reads once made.
  */
 export async function hopReads(
   o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>,
   hop: Hop,
-  { obs, bins, current, trials, judgedBeforeCopy }: Pick<HopAt, 'obs' | 'bins' | 'current' | 'trials' | 'judgedBeforeCopy'>,
+  {
+    obs,
+    bins,
+    current,
+    trials,
+    judgedBeforeCopy,
+    told,
+    onData,
+  }: Pick<HopAt, 'obs' | 'bins' | 'current' | 'trials' | 'judgedBeforeCopy'> & { told?: DataReads; onData?: (d: DataReads) => void },
 ): Promise<HopReads> {
-  const out: HopReads = {};
   const v2Gone = hop.patch ? undefined : ladderRow(hop.to)?.v2Gone;
   // What 3.5.26+ and 3.6 make of the v3 store's membership (v3-membership.ts): read on the cluster as it is when the hop starts
   // (for a later hop of a ladder: as the hop before waits for its cluster version, every member already on this hop's start).
@@ -323,19 +351,46 @@ export async function hopReads(
         ? Promise.resolve(JUDGED_BEFORE_COPY)
         : v3MembershipFacts(o, obs)
       : undefined;
-  let v2store: Promise<HopFacts['v2store']> | undefined;
-  if (v2Gone === 'custom') {
-    // Before the ladder's first stop too (a later hop): what the members' data dirs hold now, so the
-    // plan says whether the fix will run, or why it cannot be told, before anything stops.
-    const dirs: Record<string, string | undefined> = { given: binDirOf(bins[hop.from]?.dir, o.driver, hop.from) };
-    for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
-    v2store = checkV2store(o, dirs, trials?.get(hopName(hop)));
-  } else if (v2Gone === 'any' && current) out.walReplay = await walReplayOf(o);
+  const data = told ? Promise.resolve(told) : dataReads(o, hop, { bins, current, trials, v2Gone });
+  void data.then(onData, () => undefined);
   // (both at once: the leader's snapshot streams from etcd while etcdutl reads each host's data dir)
-  const [store, v3] = await Promise.all([v2store, membership]);
-  if (store) out.v2store = store;
-  if (v3) out.v3Membership = v3;
-  return out;
+  const [d, v3] = await Promise.all([data, membership]);
+  return { ...d, ...(v3 ? { v3Membership: v3 } : {}) };
+}
+
+/** etcdutl's check v2store on each member before a 3.6 hop (a later hop's too), the WAL's v2 requests before a current 3.7 hop. */
+async function dataReads(
+  o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>,
+  hop: Hop,
+  { bins, current, trials, v2Gone }: Pick<HopAt, 'bins' | 'current' | 'trials'> & { v2Gone?: string },
+): Promise<DataReads> {
+  if (v2Gone === 'any' && current) return { walReplay: await walReplayOf(o) };
+  if (v2Gone !== 'custom') return {};
+  // Before the ladder's first stop too (a later hop): what the members' data dirs hold now, so the
+  // plan says whether the fix will run, or why it cannot be told, before anything stops.
+  const dirs: Record<string, string | undefined> = { given: binDirOf(bins[hop.from]?.dir, o.driver, hop.from) };
+  for (const m of o.cluster.members) dirs[m.name] = o.driver?.current(m)?.binDir;
+  const store = await checkV2store(o, dirs, trials?.get(hopName(hop)));
+  return store ? { v2store: store } : {};
+}
+
+/**
+ * A plan's reads of one hop begun at once, beside the trials, the data reads given to `onData` once made (the
+ * rehearsal's clone is told them sooner, kv/rehearsal/clone.ts JUDGED): where nothing of them needs a trial, i.e.
+ * every driver but one whose etcdutl runs on the members' hosts and that cannot read their data dirs there but from
+ * each member's trial (the command driver reads them from the running process); undefined there. Handed to hopFacts as its `reads`.
+ */
+export function readsBeforeTrials(
+  o: Pick<LadderOptions, 'cluster' | 'driver' | 'debug' | Snapshotting>,
+  hop: Hop,
+  at: Pick<HopAt, 'obs' | 'bins' | 'current' | 'judgedBeforeCopy'> & { onData?: (d: DataReads) => void; after?: Promise<void> },
+): Promise<HopReads> | undefined {
+  if (placeOf(o.driver).hostTemplates && !o.driver?.hostDataDirs) return undefined;
+  // (`after`: the rehearsal's copy first, the members paused for it no longer than the copy itself takes)
+  const reading = (at.after ?? Promise.resolve()).then(() => hopReads(o, hop, at));
+  // (awaited by the plan's hopFacts: a failure is thrown there, not unhandled meanwhile)
+  reading.catch(() => undefined);
+  return reading;
 }
 
 /** A hop's member plan as the executor will run it (later hops: the members as they will be then). */

@@ -24,7 +24,7 @@ import { ladderSummary, ladderText } from './plan-text.js';
 import type { CheckRow } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { EarlyVersions } from './facts.js';
-import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, look, measureV2, wholeClusterFirst } from './facts.js';
+import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, look, measureV2, readsBeforeTrials, wholeClusterFirst, type DataReads } from './facts.js';
 import { ladderResume } from './resume.js';
 import { giveBackFirst } from './give-back.js';
 import { besideRehearsal, finishRehearsal, rehearsalAccount, startRehearsal } from './rehearsal.js';
@@ -126,6 +126,23 @@ async function runLadder(
   // Every member on every hop's binary, while the v2 store is measured (neither changes anything); the rehearsal begins beside them.
   const tried = o.now();
   const rehearsing = await startRehearsal(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
+  // (the plan's reads of the members' data that need no trial begin with them, and are told to the rehearsal's clone once made)
+  const told = new Map<string, DataReads>();
+  const onData = (h: Hop) => (d: DataReads) => void (told.set(hopName(h), d).size === hops.length - at && rehearsing?.tell?.([...told]));
+  const reading = o.judged
+    ? []
+    : hops.map((h, i) =>
+        i < at
+          ? undefined
+          : readsBeforeTrials(o, h, {
+              obs,
+              bins,
+              current: i === at,
+              judgedBeforeCopy: Boolean(o.inClone) && i === at,
+              onData: onData(h),
+              ...(rehearsing?.copied ? { after: rehearsing.copied } : {}),
+            }),
+      );
   const { v2, trials, report, planText } = await besideRehearsal(rehearsing, async () => {
     const trying = trialsOf(o, hops.slice(at), bins, undefined, {
       seen: obs,
@@ -136,7 +153,15 @@ async function runLadder(
     const trials = await trying;
     const trialMs = o.now() - tried;
     const trialLine = trialSummary(trials, trialMs);
-    const raw = await checkAll(o, hops, { obs, bins, v2, fromHop: at, trials });
+    const raw = await checkAll(o, hops, {
+      obs,
+      bins,
+      v2,
+      fromHop: at,
+      trials,
+      early: reading,
+      ...(rehearsing?.tell ? { tell: (r) => rehearsing.tell?.(r) } : {}),
+    });
     const rows = raw.map((r) => planFix(o, r, raw.flat()));
     const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
     const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;

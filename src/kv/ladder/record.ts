@@ -7,7 +7,7 @@ import { type RehearsalAccount, type UpgradeOptions, type UpgradeReport } from '
 import { type ResumeState } from '../journal/resume-state.js';
 import { journalsDir } from '../journal/journal.js';
 import type { CheckRow } from '../rules/types.js';
-import type { RehearsalVerdict } from '../rehearsal/clone.js';
+import type { JudgedReads, RehearsalVerdict } from '../rehearsal/clone.js';
 
 export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVersion' | 'targetBin' | 'confirm'> {
   to: string;
@@ -32,7 +32,7 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
    * The whole plan rehearsed on a clone of the cluster before the first stop (kv/rehearsal), by opsctl
    * itself: the port that runs it with each hop's binaries, built by the command. Absent: not rehearsed.
    */
-  rehearse?: (bins: Record<string, string | undefined>, signal?: AbortSignal) => Promise<RehearsalVerdict>;
+  rehearse?: (bins: Record<string, string | undefined>, how?: RehearseHow) => Promise<RehearsalVerdict>;
   /** --rehearse: the rehearsal alone (with --dry-run: nothing is changed after it). */
   rehearseOnly?: boolean;
   /** --rehearsal-valid: how long a passed verdict of the same plan is reused (0: never; default 12 h). */
@@ -41,6 +41,15 @@ export interface LadderOptions extends Omit<UpgradeOptions, 'to' | 'allowSameVer
   rehearsalMaxCopy?: number;
   /** This run is the rehearsal, inside the clone: no trials (the clone's own starts are the proof). */
   inClone?: boolean;
+  /** Inside the clone: what the run that rehearses read of the same data for its plan, by hop (rehearsal/clone.ts JUDGED). */
+  judged?: Promise<JudgedReads | undefined>;
+}
+
+/** How a rehearsal runs: what ends it, what the run that rehearses tells its clone (rehearsal/clone.ts JUDGED), who hears its copy is whole. */
+export interface RehearseHow {
+  signal?: AbortSignal;
+  judged?: Promise<string | undefined>;
+  copied?: () => void;
 }
 
 /** Where each hop's binaries come from: the driver's own, --target-bin, the release cache, the running one (a restart), and how a version is asked. */

@@ -6,7 +6,7 @@
  * and nothing changed; a check that refuses ends it. A dry run says it will run; --rehearse runs it alone.
  */
 import { UpgradeRefused, type RehearsalAccount } from '../upgrade/options.js';
-import type { Binaries } from './facts.js';
+import type { Binaries, DataReads } from './facts.js';
 import { dataKey, type TrialHop } from '../trial/hops.js';
 import type { TrialFinding } from '../trial/run.js';
 import { hopName, type Hop } from './plan.js';
@@ -33,6 +33,10 @@ export interface EarlyRehearsal {
   readonly notRun?: string;
   /** A passed verdict of this same plan kept by an earlier --rehearse (the members' start settings and the binaries unchanged). */
   readonly kept?: boolean;
+  /** Tells the clone's run what this run read of the members' data for its plan, by hop (it reads its copy no more); once. */
+  tell?(reads: Array<[string, DataReads]> | undefined): void;
+  /** Once its copy of the members' files is whole, every member resumed (the plan's own reads of the members' data wait for it, not to lengthen the pause). */
+  readonly copied?: Promise<void>;
   cancel(): Promise<void>;
 }
 
@@ -77,13 +81,21 @@ export async function startRehearsal(
       line: `rehearsal: before the first stop, the whole plan (${names}) runs on a clone of the cluster (alone, before the window: --rehearse)`,
     };
   const stop = new AbortController();
-  const running = o.rehearse!(bindirs, stop.signal);
+  let tell!: (reads: Array<[string, DataReads]> | undefined) => void;
+  const judged = new Promise<string | undefined>((resolve) => (tell = (reads) => resolve(reads && JSON.stringify(reads))));
+  let whole!: () => void;
+  const copied = new Promise<void>((resolve) => (whole = resolve));
+  const running = o.rehearse!(bindirs, { signal: stop.signal, judged, copied: whole });
+  // (a rehearsal that ends before its copy was whole: nothing waits on the copy any longer)
+  void running.finally(whole).catch(() => undefined);
   // (awaited by finishRehearsal or cancel: never an unhandled rejection meanwhile)
   running.catch(() => undefined);
   return {
     names,
     running,
     ...(fingerprint ? { fingerprint } : {}),
+    tell,
+    copied,
     cancel: async () => {
       stop.abort();
       await running.catch(() => undefined);
@@ -97,6 +109,8 @@ export async function finishRehearsal(o: Rehearsing, early: EarlyRehearsal | und
   if (early.notRun && o.rehearseOnly)
     throw new UpgradeRefused([`--rehearse: not rehearsed: ${early.notRun}`], "nothing was changed: each member's own trials are its proof (they ran above)");
   if (!early.running) return { line: early.line! };
+  // (a plan that read nothing for the clone: its run reads its copy itself)
+  early.tell?.(undefined);
   const names = early.names;
   const p = o.reporter.begin(`rehearsing ${names} on a clone of the cluster (every member's data copied; a writer and a /health probe on it)`);
   const v = await early.running;

@@ -10,9 +10,9 @@ import type { CheckRow, HopFacts } from '../rules/types.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import type { TrialFinding } from '../trial/run.js';
 import type { TrialProof } from '../journal/runs.js';
-import type { Hop } from './plan.js';
+import { hopName, type Hop } from './plan.js';
 import { blockedHopText } from './plan-text.js';
-import { hopBinaries, hopFacts, measureV2, settlePlan, type Binaries, type EarlyVersions } from './facts.js';
+import { hopBinaries, hopFacts, measureV2, readsBeforeTrials, readsOf, settlePlan, type Binaries, type EarlyVersions } from './facts.js';
 import { proofsOf } from './proofs.js';
 import { besideRehearsal, finishRehearsal, rehearsalAccount, startRehearsal } from './rehearsal.js';
 import type { BinarySources, Judging, LadderOptions, Trying } from './record.js';
@@ -47,7 +47,8 @@ export type Planning =
   | 'lockStaleMs'
   | 'rehearse'
   | 'rehearseOnly'
-  | 'inClone';
+  | 'inClone'
+  | 'judged';
 
 /** One hop: its binary, its rules and every member's trial (the proof), then the executor as before. */
 export async function single(
@@ -75,13 +76,37 @@ export async function single(
     targetBin = bins[hop.to]?.dir ?? targetBin;
     const tried = o.now();
     const rehearsing = await startRehearsal(o, [hop], bins, { resuming: more.resuming });
+    // (the reads of the members' data that need no trial begin with them, and are told to the rehearsal's clone once read)
+    const judgedBeforeCopy = Boolean(o.inClone);
+    const reading = o.judged
+      ? undefined
+      : readsBeforeTrials(o, hop, {
+          obs,
+          bins,
+          current: true,
+          judgedBeforeCopy,
+          onData: (d) => rehearsing?.tell?.([[hopName(hop), d]]),
+          ...(rehearsing?.copied ? { after: rehearsing.copied } : {}),
+        });
     await besideRehearsal(rehearsing, async () => {
       const trying = trialsOf(o, [hop], bins, undefined, { seen: obs, resuming: more.resuming, rehearsalKept: Boolean(rehearsing?.kept) });
       v2 = await measureV2(o, obs);
       trials = await trying;
       proofs = proofsOf(trials, [hop], bins);
       const trialMs = o.now() - tried;
-      checks = planFix(o, await check(o, await hopFacts(o, hop, { obs, bins, v2, current: true, trials, judgedBeforeCopy: Boolean(o.inClone) })));
+      const facts = await hopFacts(o, hop, {
+        obs,
+        bins,
+        v2,
+        current: true,
+        trials,
+        judgedBeforeCopy,
+        ...(o.judged ? { judged: o.judged } : {}),
+        ...(reading ? { reads: await reading } : {}),
+      });
+      // (what this run read of the members' data for its plan, told to the rehearsal's clone: it reads its copy no more)
+      rehearsing?.tell?.([[hopName(hop), readsOf(facts)]]);
+      checks = planFix(o, await check(o, facts));
       const stop = blocking(checks, { strict: o.strict });
       notes = [settlePlan(o, hop, v2), trialSummary(trials, trialMs)];
       if (stop.length) {

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoltReader } from '../snapshot/bbolt.js';
 import { saveSnapshot } from '../snapshot/save.js';
+import { SnapshotShelf } from '../snapshot/shelf.js';
 import { findEtcdctl } from '../cluster/etcdctl.js';
 import type { ClusterObservation } from '../cluster/types.js';
 import { capabilitiesOf } from '../drivers/driver.js';
@@ -63,8 +64,9 @@ export function hexId(decimal: string): string {
 }
 
 /**
- * The leader's v3 store, read from a snapshot of it taken now (removed after): the consistent index, and
- * which members of the cluster (those the members answer for) are marked removed there.
+ * The leader's v3 store, read from a snapshot of it taken now (removed after, or kept on the run's shelf when
+ * nothing was committed while it streamed): the consistent index, and which members of the cluster (those the
+ * members answer for) are marked removed there.
  */
 export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | 'debug' | Snapshotting>, obs: ClusterObservation): Promise<HopFacts['v3Membership']> {
   const can = capabilitiesOf(o.driver);
@@ -75,7 +77,11 @@ export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | 'debug
   if (!from.real) return { why: `does not apply: ${from.name} is not real etcd (it keeps no etcd v3 store)`, none: true };
   const dir = mkdtempSync(join(tmpdir(), 'opsctl-v3-membership-'));
   const t0 = Date.now();
+  let kept = false;
   try {
+    const reach = { session: o.session, timeoutMs: o.timeouts.requestMs };
+    // (the leader's raft index around the stream: the same before and after, the snapshot may stand in for the first stop's own, snapshot/shelf.ts)
+    const before = o.shelf ? await SnapshotShelf.settledIndex(from.endpoint, reach) : undefined;
     const snap = await saveSnapshot({
       endpoint: from.endpoint,
       session: o.session,
@@ -86,8 +92,12 @@ export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | 'debug
       exec: o.exec,
     });
     const db = dbMembership(snap.file);
+    if (o.shelf && before !== undefined && before === (await SnapshotShelf.settledIndex(from.endpoint, reach))) {
+      o.shelf.offer({ snap, endpoint: from.endpoint, raftIndex: before });
+      kept = true;
+    }
     o.debug?.(
-      `[kv] v3 membership: a snapshot of ${from.name} (cluster version ${from.clusterVersion ?? '?'}), ${snap.bytes} bytes via ${snap.via}, read in ${Date.now() - t0} ms`,
+      `[kv] v3 membership: a snapshot of ${from.name} (cluster version ${from.clusterVersion ?? '?'}), ${snap.bytes} bytes via ${snap.via}, read in ${Date.now() - t0} ms${kept ? `, kept for the first stop's snapshot (raft index ${before})` : ''}`,
     );
     const live = new Map(obs.members.map((m) => [hexId(m.id), m.name]));
     return {
@@ -100,6 +110,6 @@ export async function v3MembershipFacts(o: Pick<LadderOptions, 'driver' | 'debug
   } catch (err) {
     return { why: `a snapshot of ${from.name}'s v3 store could not be read: ${(err as Error).message}` };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!kept) rmSync(dir, { recursive: true, force: true });
   }
 }

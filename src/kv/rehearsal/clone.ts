@@ -26,6 +26,7 @@ import { fetchMembers, type FetchSpec } from './fetch.js';
 import { fetchedDir } from './clone-find.js';
 import { dropMountPoints, makeMountPoints } from './mount-points.js';
 import { copyPaused } from './copy.js';
+import type { HopFacts } from '../rules/types.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -135,6 +136,10 @@ export async function rehearseOnClone(o: {
   /** The clone's run's working directory (default: beside the copy). */
   cwd?: string;
   debug?: (line: string) => void;
+  /** What the run that rehearses read of the members' data for its plan (JudgedReads as JSON), once read: told to the clone's run after the copy. */
+  judged?: Promise<string | undefined>;
+  /** Called once the copy is whole, or failed (every member resumed): the run that rehearses begins its own reads of the members' data then, not beside the copy. */
+  copied?: () => void;
 }): Promise<RehearsalVerdict> {
   const started = o.now();
   const problem = cloneProblem();
@@ -212,10 +217,16 @@ export async function rehearseOnClone(o: {
     // the members' process records and logs are the cluster's: the clone writes its own
     for (const f of await readdir(copy, { recursive: true })) if (/\.(pid|proc\.json|log)$/.test(f)) await rm(join(copy, f), { force: true });
     const copyMs = o.now() - started;
+    o.copied?.();
     o.debug?.(`[kv] rehearsal: copied ${[...o.source.paths, ...(o.source.outside ?? [])].join(', ')} into ${tmp} in ${copyMs} ms`);
     // (the clone's run gone already, a prelude that failed: its words below)
     clone.stdin?.on('error', () => undefined);
-    clone.stdin?.end(COPY_READY);
+    clone.stdin?.write(COPY_READY);
+    // (then what this run read for its plan, as soon as it has: the clone's run reads the same data only where it is not told)
+    void (o.judged ?? Promise.resolve(undefined)).then(
+      (text) => clone.stdin?.end(text === undefined ? undefined : `${JUDGED}${text}\n`),
+      () => clone.stdin?.end(),
+    );
     const r = await clone;
     const stdout = String(r.stdout ?? '');
     const stderr = String(r.stderr ?? '');
@@ -251,6 +262,37 @@ export async function rehearseOnClone(o: {
 
 /** What the clone's run is told on its input (a pipe) once the copy is whole: kv upgrade --rehearsal-clone reads nothing of it before. */
 export const COPY_READY = 'opsctl-copy: ready\n';
+
+/**
+ * The line after it: what the run that rehearses read of the members' data for its plan (each hop's etcdutl check
+ * v2store and WAL replay, by hop name), read beside the copy from the same files. The clone's run takes it
+ * for its own plan's reads instead of reading its copy again (at 100 MB, etcdutl on three copies is seconds of the
+ * rehearsal's own time); each hop's reads on the way (a later hop, the just-in-time check) are its own.
+ */
+export const JUDGED = 'opsctl-judged: ';
+
+/** The plan's data reads by hop name (ladder/facts.ts DataReads: etcdutl check v2store, the WAL's v2 requests). */
+export type JudgedReads = ReadonlyMap<string, Pick<HopFacts, 'v2store' | 'walReplay'>>;
+
+/** JUDGED's text as the clone's run reads it: every hop's reads of the known kinds, else undefined (it reads its copy itself). */
+export function parseJudged(text: string | undefined): JudgedReads | undefined {
+  try {
+    const entries = JSON.parse(text ?? '') as unknown;
+    if (!Array.isArray(entries)) return undefined;
+    const out = new Map<string, Pick<HopFacts, 'v2store' | 'walReplay'>>();
+    for (const e of entries as unknown[]) {
+      if (!Array.isArray(e) || typeof e[0] !== 'string' || typeof e[1] !== 'object' || e[1] === null) return undefined;
+      const reads = e[1] as Record<string, unknown>;
+      const known = ['v2store', 'walReplay'] as const;
+      if (Object.keys(reads).some((k) => !(known as readonly string[]).includes(k))) return undefined;
+      if (known.some((k) => Object.hasOwn(reads, k) && (typeof reads[k] !== 'object' || reads[k] === null))) return undefined;
+      out.set(e[0], reads);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The clone's run started in its namespaces (see PRELUDE), its input a pipe: COPY_READY once the copy is whole. */
 function launchCloneRun(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { copyFile, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { OpsError } from '../../core/errors.js';
 import { KvClient } from '../cluster/client.js';
@@ -153,22 +153,9 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
       throw new SnapshotError(`snapshot from ${opts.endpoint} fails verification: ${(err as Error).message.replace(/^snapshot \S+ /, '')}`);
     }
     const revision = status.revision;
-    // An empty keyspace: etcd's header revision starts at 1, `snapshot status` counts keys and says 0.
-    const floor = opts.minRevision === undefined ? undefined : BigInt(opts.minRevision) <= 1n ? 0n : BigInt(opts.minRevision);
-    if (floor !== undefined && BigInt(revision) < floor) {
-      throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, older than the revision ${opts.minRevision} sampled before it`);
-    }
     const figures =
       opts.figuresFrom && opts.figuresFrom !== opts.endpoint ? new KvClient(opts.figuresFrom, { timeoutMs: opts.timeoutMs, session: opts.session }) : client;
-    const member = await memberFigures(figures, status, opts.minRevision);
-    if (member.revisionAfter !== undefined && BigInt(revision) > BigInt(member.revisionAfter)) {
-      throw new SnapshotError(`snapshot from ${opts.endpoint} holds revision ${revision}, beyond the member's own revision ${member.revisionAfter}`);
-    }
-    if (member.keys !== undefined && member.keys !== status.liveKeys) {
-      throw new SnapshotError(
-        `snapshot from ${opts.endpoint} holds ${status.liveKeys} live keys at revision ${revision}; the member counts ${member.keys} at that revision`,
-      );
-    }
+    const member = await checkedFigures(figures, status, { from: opts.endpoint, minRevision: opts.minRevision });
     await syncFile(part);
     await rename(part, opts.file);
     return {
@@ -185,6 +172,58 @@ export async function saveSnapshot(opts: SnapshotOptions): Promise<SnapshotResul
     await removeParts(opts.file);
     throw err;
   }
+}
+
+/**
+ * The member's own figures around a snapshot that holds `status`, compared with it: at least the revision sampled
+ * before (`minRevision`), at most the member's revision after, the same live keys at its revision.
+ */
+async function checkedFigures(c: KvClient, status: SnapshotStatus, { from, minRevision }: { from: string; minRevision?: string }): Promise<MemberFigures> {
+  const revision = status.revision;
+  // An empty keyspace: etcd's header revision starts at 1, `snapshot status` counts keys and says 0.
+  const floor = minRevision === undefined ? undefined : BigInt(minRevision) <= 1n ? 0n : BigInt(minRevision);
+  if (floor !== undefined && BigInt(revision) < floor) {
+    throw new SnapshotError(`snapshot from ${from} holds revision ${revision}, older than the revision ${minRevision} sampled before it`);
+  }
+  const member = await memberFigures(c, status, minRevision);
+  if (member.revisionAfter !== undefined && BigInt(revision) > BigInt(member.revisionAfter)) {
+    throw new SnapshotError(`snapshot from ${from} holds revision ${revision}, beyond the member's own revision ${member.revisionAfter}`);
+  }
+  if (member.keys !== undefined && member.keys !== status.liveKeys) {
+    throw new SnapshotError(
+      `snapshot from ${from} holds ${status.liveKeys} live keys at revision ${revision}; the member counts ${member.keys} at that revision`,
+    );
+  }
+  return member;
+}
+
+/**
+ * A snapshot saveSnapshot verified earlier (snapshot/shelf.ts: one a check kept) made FILE's: verified against
+ * `figuresFrom`'s own figures as a new one is, then moved there (renamed; copied and synced across file systems).
+ */
+export async function adoptSnapshot(
+  kept: SnapshotResult,
+  o: { session: KvSession; timeoutMs: number; file: string; figuresFrom: string; minRevision: string },
+): Promise<SnapshotResult> {
+  const c = new KvClient(o.figuresFrom, { timeoutMs: o.timeoutMs, session: o.session });
+  const member = await checkedFigures(c, kept.status, { from: kept.file, minRevision: o.minRevision });
+  await mkdir(dirname(o.file), { recursive: true, mode: 0o700 });
+  const [part] = partFiles(o.file) as [string];
+  await removeParts(o.file);
+  try {
+    await rename(kept.file, o.file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    try {
+      await copyFile(kept.file, part);
+      await syncFile(part);
+      await rename(part, o.file);
+    } catch (e) {
+      await removeParts(o.file);
+      throw e;
+    }
+  }
+  return { ...kept, file: o.file, status: { ...kept.status, file: o.file }, member, teed: false };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { ResumeState } from '../journal/resume-state.js';
 import type { TrialProof } from '../journal/runs.js';
 import type { HashCheck } from '../cluster/hashkv.js';
 import type { RestorePoint } from './restore-point.js';
+import type { SnapshotShelf } from '../snapshot/shelf.js';
 
 type Exec = typeof import('execa').execa;
 
@@ -90,6 +91,8 @@ export interface UpgradePorts {
    */
   confirm?: (c: { target: string; planText: string; warnings: string[]; members: number; resuming: boolean }) => Promise<boolean>;
   debug?: (line: string) => void;
+  /** A snapshot of the leader a check took before the first stop, kept for that stop's own while nothing is committed since (snapshot/shelf.ts). */
+  shelf?: SnapshotShelf;
 }
 
 /** Where --backup-to uploads a verified snapshot FILE (NAME under its prefix); resolves to the object's s3:// URL. */
@@ -243,7 +246,7 @@ export type Reach = 'session' | 'timeouts' | 'debug';
 /** What a look at the members reads: who they are, and how to reach each. */
 export type Look = 'cluster' | Reach;
 /** What a snapshot of a member takes (the v3 membership facts read one): how to reach it, how long, and which client saves it. */
-export type Snapshotting = 'session' | 'timeouts' | 'snapshotVia' | 'etcdctl' | 'exec';
+export type Snapshotting = 'session' | 'timeouts' | 'snapshotVia' | 'etcdctl' | 'exec' | 'shelf';
 /** What a wait reads besides a look: the clock and the signal that ends it. */
 export type Waits = Look | 'now' | 'signal';
 /** Where the members go: the version, a restart onto their own (--allow-same-version), etcd 3.6's downgrade. */
@@ -261,6 +264,6 @@ export type PlanLines = 'settle' | 'defrag' | 'etcdctl';
 /** What a run keeps in its journal besides the plan: the binary given (--target-bin), the hop's rulebook as checked and the trials that passed, the v2 store measured. */
 export type Kept = 'targetBin' | 'checks' | 'proofs' | 'v2Measured';
 /** How a member's snapshot is taken and where else it goes: the client that saves it (--snapshot-via, etcdctl, the process runner), --backup-to. */
-export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite' | 'noSnapshot';
+export type Snapshots = 'snapshotVia' | 'etcdctl' | 'exec' | 'offsite' | 'noSnapshot' | 'shelf';
 /** What a run reads once the plan is agreed: the waits, where the members go, the way back, the backups, the snapshots, the settle and --defrag, what a failure does, the journal's own records. */
 export type Running = Waits | Destination | WayBack | BackupRoom | Kept | Snapshots | PlanLines | 'reporter' | 'onFailure' | 'atClusterVersionWait';

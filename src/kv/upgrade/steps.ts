@@ -33,7 +33,7 @@ const client = (env: StepEnv<Look, RunRecord>, endpoint: string) =>
  * least the member's revision, and the member counts the same live keys at the snapshot's revision.
  */
 export async function snapshotStep(
-  env: StepEnv<Look | 'dataDir' | 'exec' | 'now' | 'snapshotVia', RunRecord> & { o: { offsite?: UpgradeOptions['offsite'] } },
+  env: StepEnv<Look | 'dataDir' | 'exec' | 'now' | 'snapshotVia' | 'shelf', RunRecord> & { o: { offsite?: UpgradeOptions['offsite'] } },
   m: MemberSpec,
   seen?: ClusterObservation,
 ): Promise<string> {
@@ -62,16 +62,21 @@ export async function snapshotStep(
   const before = own ?? (await client(env, sources[0]!.endpoint).status()).revision;
   const useEtcdctl = o.snapshotVia === 'etcdctl' || (o.snapshotVia === 'auto' && env.real && Boolean(env.etcdctl));
   const notes: string[] = [];
-  let snap: Awaited<ReturnType<typeof saveSnapshot>> | undefined;
-  let from = sources[0]!;
-  for (const [i, src] of sources.entries()) {
+  const file = join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`);
+  // (the checks' snapshot of the leader, when nothing was committed since it was taken: snapshot/shelf.ts)
+  const reach = { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug };
+  const kept = own !== undefined ? await o.shelf?.take(reach, { file, figuresFrom: m.endpoint, minRevision: own }) : undefined;
+  if (kept) notes.push(`the one the checks took (the raft index unchanged since)`);
+  let snap = kept?.snap;
+  let from = o.cluster.members.find((x) => x.endpoint === kept?.endpoint) ?? sources[0]!;
+  for (const [i, src] of snap ? [] : sources.entries()) {
     from = src;
     try {
       snap = await saveSnapshot({
         endpoint: src.endpoint,
         figuresFrom: own !== undefined ? m.endpoint : src.endpoint,
         session: o.session,
-        file: join(o.dataDir, 'kv', 'snapshots', o.cluster.key, `${j.id}-${m.name}.db`),
+        file,
         timeoutMs: o.timeouts.snapshotMs,
         etcdctl: useEtcdctl ? env.etcdctl : undefined,
         exec: o.exec,
@@ -121,17 +126,14 @@ async function memberById(env: StepEnv<Look, RunRecord>, id: string): Promise<Me
 }
 
 async function pickHealthy(env: StepEnv<Look, RunRecord>, members: MemberSpec[]): Promise<MemberSpec> {
-  for (const m of members) {
-    if (
-      await client(env, m.endpoint)
-        .health()
-        .then(
-          (h) => h.healthy,
-          () => false,
-        )
-    )
-      return m;
-  }
+  const healthy = (m: MemberSpec) =>
+    client(env, m.endpoint)
+      .health()
+      .then(
+        (h) => h.healthy,
+        () => false,
+      );
+  for (const m of members) if (await healthy(m)) return m;
   throw new Error('no healthy member to take a snapshot from');
 }
 

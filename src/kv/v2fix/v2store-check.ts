@@ -107,8 +107,8 @@ async function onHosts(
   await Promise.all(
     o.cluster.members.map(async (m) => {
       const list = trials?.find((t) => t.member === m.name)?.settings?.list;
-      // (no trial ran: the dirs the driver knows, as the rehearsal's clone knows its members')
-      const known = list ? undefined : await driver.dataDirs?.(m);
+      // (no trial ran: the dirs the driver knows, as the rehearsal's clone knows its members', else as the member runs on its host)
+      const known = list ? undefined : ((await driver.dataDirs?.(m)) ?? (await driver.hostDataDirs?.(m)));
       const dataDir = list ? effective(list, 'data-dir') : known?.dataDir;
       if (!dataDir) return void why.push(`${m.name}: its data dir is not known (its trial read no --data-dir, ETCD_DATA_DIR or data-dir)`);
       const wal = list ? effective(list, 'wal-dir') : known?.walDir;

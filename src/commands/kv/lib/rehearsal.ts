@@ -9,8 +9,9 @@ import type { KvSession } from '../../../kv/cluster/session.js';
 import type { ClusterSpec } from '../../../kv/cluster/cluster-file.js';
 import type { CloneLook, MemberDriver } from '../../../kv/drivers/driver.js';
 import type { MemberSpec } from '../../../kv/cluster/cluster-file.js';
-import { COPY_READY, rehearseOnClone, selfCommand, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
+import { COPY_READY, JUDGED, parseJudged, rehearseOnClone, selfCommand, type JudgedReads, type RehearsalVerdict } from '../../../kv/rehearsal/clone.js';
 import { OpsError, UsageError } from '../../../core/errors.js';
+import type { RehearseHow } from '../../../kv/ladder/record.js';
 
 /** The upgrade flags the clone's run repeats (timings and judgement; never the question, the backups, the report or the off-host store). */
 interface Repeated {
@@ -42,7 +43,7 @@ export function rehearsalPort(
   const c = driver?.clonable?.();
   if (!c || 'why' in c) return undefined;
   const flag = (name: string, v: string | undefined) => (v === undefined ? [] : [`--${name}`, v]);
-  return (bins: Record<string, string | undefined>, signal?: AbortSignal): Promise<RehearsalVerdict> => {
+  return (bins: Record<string, string | undefined>, { signal, judged, copied }: RehearseHow = {}): Promise<RehearsalVerdict> => {
     const dirs = Object.entries(bins).filter((e): e is [string, string] => Boolean(e[1]));
     const command = [
       ...selfCommand({ execPath: process.execPath, sea: isSea(), here: import.meta.dirname }),
@@ -97,6 +98,8 @@ export function rehearsalPort(
       now: ctx.now,
       uid: process.getuid?.(),
       ...(ctx.debugSink ? { debug: ctx.debugSink } : {}),
+      ...(judged ? { judged } : {}),
+      ...(copied ? { copied } : {}),
     });
     // (what the clone left outside its copy, an engine's containers, removed whatever the verdict)
     const cloning = driver?.cloning;
@@ -118,18 +121,45 @@ export async function lookForClone(driver: MemberDriver | undefined, members: re
  * opsctl's own start overlap the copy: kv/rehearsal/clone.ts), so nothing of the copy is read before the parent
  * says it is whole (COPY_READY on standard input, a pipe from the parent). An input that ends first: the copy
  * failed, or the parent is gone. (A terminal's input: a run by hand, which cloneRun refuses, is not kept waiting.)
+ * Then, on the same input, what the parent read of the members' data for its plan (clone.ts JUDGED): `judged`.
  */
-export async function copyWhole(ctx: Context): Promise<void> {
-  if (ctx.io.isStdinTTY) return;
+export async function copyWhole(ctx: Context): Promise<{ judged: Promise<JudgedReads | undefined> }> {
+  if (ctx.io.isStdinTTY) return { judged: Promise.resolve(undefined) };
+  const stdin = ctx.io.stdin;
   let seen = '';
-  for await (const chunk of ctx.io.stdin) {
+  let whole = false;
+  let copied!: () => void;
+  let failed!: (err: Error) => void;
+  let told!: (reads: JudgedReads | undefined) => void;
+  const copy = new Promise<void>((resolve, reject) => ((copied = resolve), (failed = reject)));
+  // (then the parent's own reads of the same data for its plan, JUDGED: undefined where its input ends without them)
+  const judged = new Promise<JudgedReads | undefined>((resolve) => (told = resolve));
+  const ended = () => {
+    if (!whole)
+      failed(
+        new OpsError("--rehearsal-clone: the rehearsal's copy was not made whole (its input ended first)", 1, {
+          code: 'rehearsal',
+          hint: 'run opsctl kv upgrade --rehearse, not --rehearsal-clone by hand',
+        }),
+      );
+    told(undefined);
+  };
+  stdin.on('data', (chunk: Buffer | string) => {
+    // (the parent's words are two short lines: more is not read)
+    if (seen.length > 16 * 1024 * 1024) return void (stdin.destroy(), ended());
     seen += String(chunk);
-    if (seen.includes(COPY_READY)) return;
-  }
-  throw new OpsError("--rehearsal-clone: the rehearsal's copy was not made whole (its input ended first)", 1, {
-    code: 'rehearsal',
-    hint: 'run opsctl kv upgrade --rehearse, not --rehearsal-clone by hand',
+    if (!whole && seen.includes(COPY_READY)) {
+      whole = true;
+      copied();
+    }
+    const at = whole ? seen.indexOf(JUDGED) : -1;
+    const end = at < 0 ? -1 : seen.indexOf('\n', at);
+    if (end >= 0) told(parseJudged(seen.slice(at + JUDGED.length, end)));
   });
+  stdin.once('end', ended);
+  stdin.once('error', ended);
+  await copy;
+  return { judged };
 }
 
 /** Inside the clone: its members started as the driver starts them, then its load; stop() says what the load saw. */
