@@ -143,64 +143,68 @@ async function runLadder(
               ...(rehearsing?.copied ? { after: rehearsing.copied } : {}),
             }),
       );
-  const { v2, trials, report, planText } = await besideRehearsal(rehearsing, async () => {
-    const trying = trialsOf(o, hops.slice(at), bins, undefined, {
-      seen: obs,
-      ...(recorded ? { since: recorded.createdAt } : {}),
-      rehearsalKept: Boolean(rehearsing?.kept),
-    });
-    const v2 = await measuring;
-    const trials = await trying;
-    const trialMs = o.now() - tried;
-    const trialLine = trialSummary(trials, trialMs);
-    const raw = await checkAll(o, hops, {
-      obs,
-      bins,
-      v2,
-      fromHop: at,
-      trials,
-      early: reading,
-      ...(rehearsing?.tell ? { tell: (r) => rehearsing.tell?.(r) } : {}),
-    });
-    const rows = raw.map((r) => planFix(o, r, raw.flat()));
-    const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
-    const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
-    const planText = [
-      ...ladderSummary(o, obs, hops, { at, rows: rows.flat(), resuming: Boolean(recorded) }),
-      ladderText(o, obs, hops, { rows, bins, at, settle, v2 }),
-      trialLine,
-      // (said before the checks may refuse: a plan refused on its own trials says why no rehearsal judged it)
-      ...(rehearsing?.notRun ? [rehearsing.line!] : []),
-      ...(resume?.text ?? []),
-    ].join('\n');
-    const report: LadderReport = {
-      kind: 'ladder',
-      status: 'planned',
-      cluster: o.cluster.key,
-      from: hops[0]!.from,
-      to: o.to,
-      resumed: Boolean(recorded),
-      hops: hops.map((h, i) => ({
-        ...h,
-        status: recorded?.hops[i]?.status ?? 'pending',
-        binDir: bins[h.to]?.dir,
-        binaryVersion: strOf(bins[h.to]?.version),
-        journal: recorded?.hops[i]?.journal,
-      })),
-      checks: rows.flat(),
-      planText,
-      warnings: [],
-      trials: trialCounts(trials, trialMs),
-      ...(resume ? { resume: resume.state } : {}),
-    };
-    const stop = blocking(rows.flat(), { strict: o.strict });
-    if (stop.length) {
-      // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
-      if (o.dryRun) o.reporter.note(planText);
-      refuseRows(stop, { stopped: false, shown: o.dryRun });
-    }
-    return { v2, trials, report, planText };
-  });
+  const { v2, trials, report, planText } = await besideRehearsal(
+    rehearsing,
+    async () => {
+      const trying = trialsOf(o, hops.slice(at), bins, undefined, {
+        seen: obs,
+        ...(recorded ? { since: recorded.createdAt } : {}),
+        rehearsalKept: Boolean(rehearsing?.kept),
+      });
+      const v2 = await measuring;
+      const trials = await trying;
+      const trialMs = o.now() - tried;
+      const trialLine = trialSummary(trials, trialMs);
+      const raw = await checkAll(o, hops, {
+        obs,
+        bins,
+        v2,
+        fromHop: at,
+        trials,
+        early: reading,
+        ...(rehearsing?.tell ? { tell: (r) => rehearsing.tell?.(r) } : {}),
+      });
+      const rows = raw.map((r) => planFix(o, r, raw.flat()));
+      const settle = o.settle === 'auto' ? 'auto' : `${o.settle} ms`;
+      const resume = recorded ? ladderResume(o, recorded, hops, at) : undefined;
+      const planText = [
+        ...ladderSummary(o, obs, hops, { at, rows: rows.flat(), resuming: Boolean(recorded) }),
+        ladderText(o, obs, hops, { rows, bins, at, settle, v2 }),
+        trialLine,
+        // (said before the checks may refuse: a plan refused on its own trials says why no rehearsal judged it)
+        ...(rehearsing?.notRun ? [rehearsing.line!] : []),
+        ...(resume?.text ?? []),
+      ].join('\n');
+      const report: LadderReport = {
+        kind: 'ladder',
+        status: 'planned',
+        cluster: o.cluster.key,
+        from: hops[0]!.from,
+        to: o.to,
+        resumed: Boolean(recorded),
+        hops: hops.map((h, i) => ({
+          ...h,
+          status: recorded?.hops[i]?.status ?? 'pending',
+          binDir: bins[h.to]?.dir,
+          binaryVersion: strOf(bins[h.to]?.version),
+          journal: recorded?.hops[i]?.journal,
+        })),
+        checks: rows.flat(),
+        planText,
+        warnings: [],
+        trials: trialCounts(trials, trialMs),
+        ...(resume ? { resume: resume.state } : {}),
+      };
+      const stop = blocking(rows.flat(), { strict: o.strict });
+      if (stop.length) {
+        // --dry-run shows the plan it was asked for, then refuses as the run would (exit 1)
+        if (o.dryRun) o.reporter.note(planText);
+        refuseRows(stop, { stopped: false, shown: o.dryRun });
+      }
+      return { v2, trials, report, planText };
+    },
+    reading,
+  );
   const rehearsed = await finishRehearsal(o, rehearsing);
   if (rehearsed && !rehearsing?.notRun) report.planText = `${planText}\n${rehearsed.line}`;
   if (rehearsed?.verdict) report.rehearsed = rehearsalAccount(rehearsed.verdict);

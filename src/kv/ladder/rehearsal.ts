@@ -150,12 +150,19 @@ export function rehearsalAccount(v: RehearsalVerdict): RehearsalAccount {
   return { ms: v.ms, copyMs: v.copyMs, ...(load ? { writes: { acked: load.writes.acked, lost: load.writes.lost }, probes: load.probes } : {}) };
 }
 
-/** Whatever `checks` do (refuse, throw), the rehearsal begun beside them is ended with them unless they pass. */
-export async function besideRehearsal<T>(early: EarlyRehearsal | undefined, checks: () => Promise<T>): Promise<T> {
+/**
+ * Whatever `checks` do (refuse, throw), the rehearsal begun beside them is ended with them unless they pass, and
+ * the reads begun before them (`reads`: a snapshot, etcdutl) are waited for: nothing of them outlives the run.
+ */
+export async function besideRehearsal<T>(
+  early: EarlyRehearsal | undefined,
+  checks: () => Promise<T>,
+  reads: ReadonlyArray<Promise<unknown> | undefined> = [],
+): Promise<T> {
   try {
     return await checks();
   } catch (err) {
-    await early?.cancel();
+    await Promise.all([early?.cancel() ?? Promise.resolve(), Promise.allSettled(reads.map((r) => r ?? Promise.resolve()))]);
     throw err;
   }
 }

@@ -114,7 +114,7 @@ export async function single(
         if (o.dryRun) o.reporter.note(blockedHopText(o, obs, hop, checks, notes));
         refuseRows(stop, { stopped: false, shown: o.dryRun });
       }
-    });
+    }, [reading]);
     const rehearsed = await finishRehearsal(o, rehearsing);
     if (rehearsed) notes.push(rehearsed.line);
     if (rehearsed?.verdict) account = rehearsalAccount(rehearsed.verdict);
