@@ -17,7 +17,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { lazyBuiltins, noHttp2 } from './esbuild-plugins.mjs';
-import { packChunks, wrapChunks } from './pack-chunks.mjs';
+import { exportsInPlace, packChunks, wrapChunks } from './pack-chunks.mjs';
 import { swapInto } from './swap-dir.mjs';
 
 // The workspace packages (@opsctl/mock, @opsctl/shared, @opsctl/etcd-sim) are bundled from their sources like src/: esbuild
@@ -77,6 +77,8 @@ try {
     sourcemap: 'linked', // esbuild reads step 1's maps, so these still name src/ and node_modules/
     logLevel: 'warning',
   });
+  // module.exports as __export made it (scripts/pack-chunks.mjs exportsInPlace)
+  exportsInPlace(stage, files);
   // the chunks always loaded together read from one file (scripts/pack-chunks.mjs)
   const programs = Object.entries(entries)
     .filter(([, file]) => existsSync(file))

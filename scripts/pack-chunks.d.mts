@@ -8,3 +8,5 @@ export function packChunks(
 ): Record<string, string[]>;
 /** Writes each of `files` (of `stage`) as the function bin/load.cjs compiles a chunk as; their source maps one line down. */
 export function wrapChunks(stage: string, files: string[]): void;
+/** Makes each of `files` (of `stage`) export the object its esbuild `__export` made, not a copy of it. */
+export function exportsInPlace(stage: string, files: string[]): void;

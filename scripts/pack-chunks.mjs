@@ -134,3 +134,24 @@ export function wrapChunks(stage, files) {
     writeFileSync(mapFile, JSON.stringify(map));
   }
 }
+
+/** esbuild's `__toCommonJS` (step 2's runtime): a copy of the exports object, each export a getter of the original's getter. */
+const TO_COMMONJS = 'var __toCommonJS=mod=>__copyProps(__defProp({},"__esModule",{value:true}),mod);';
+/** The same exports (its `__export` getters: the live bindings), the object itself marked as a module; padded to the same columns. */
+const IN_PLACE = 'var __toCommonJS=mod=>__defProp(mod,"__esModule",{value:true});'.padEnd(TO_COMMONJS.length, ' ');
+
+/**
+ * Each chunk's `module.exports` is the object its `__export` made, not a copy of it: `__toCommonJS` defined a second
+ * getter per export (a chunk exports up to a few hundred names) and every read went through two: 2.3 M instructions of
+ * `kv get`, 6.4 M of the embedded list (docs/development.md, issue 60's ninth pass). The same names, enumerable
+ * and not configurable as before, the same `__esModule`. Fails the build when esbuild's runtime reads otherwise.
+ */
+export function exportsInPlace(stage, files) {
+  for (const file of files) {
+    const path = join(stage, file);
+    const text = readFileSync(path, 'utf8');
+    if (!text.includes('__toCommonJS')) continue;
+    if (!text.includes(TO_COMMONJS)) throw new Error(`dist/${file}: esbuild's __toCommonJS is not ${TO_COMMONJS}`);
+    writeFileSync(path, text.replaceAll(TO_COMMONJS, IN_PLACE));
+  }
+}

@@ -6,6 +6,7 @@ import type { OpsError } from './core/errors.js';
 import type { HttpClient } from './core/http.js';
 import type { IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
+import type { LazyAbort } from './core/lazy-abort.js';
 
 export type { Endpoint } from './config/services.js';
 export type { Prompter } from './core/prompter.js';
@@ -50,8 +51,8 @@ export interface Context {
   /** main() itself, for a verb that runs other command lines (the demo); cli.ts passes it in. */
   readonly main?: Main;
   globals: GlobalOptions;
-  /** Aborted on Ctrl-C / SIGTERM; long-running verbs watch it and stop at a safe point. */
-  readonly abort: AbortController;
+  /** Aborted on Ctrl-C / SIGTERM; long-running verbs watch it and stop at a safe point (its signal is made when first read). */
+  readonly abort: LazyAbort;
   /** Set by a verb that watches `abort.signal`; otherwise Ctrl-C exits at once with 130. */
   handlesInterrupt: boolean;
   /**

@@ -6,6 +6,7 @@ import type { RequestPacer } from './pacer.js';
 import { isLoopbackHost, redactBody, redactHeaders, redactUrl } from './redact.js';
 import { type AnswerBody, discard, parseBody, readBody, rearming, requestBody, serverMessage, truncate, tryJson } from './http-body.js';
 import { backoffMs, HTTP_BACKOFF, IDEMPOTENT_METHODS, isStaleConnection, RETRY_STATUSES, retryAfterMs } from './retry.js';
+import { abortOf, type AbortView, DeadlineError, formatMs, LazyAbort } from './lazy-abort.js';
 
 export type Query = Record<string, string | number | boolean | undefined | null | Array<string | number>>;
 
@@ -82,8 +83,9 @@ export interface TransportRequest {
   method: Dispatcher.HttpMethod;
   headers: Record<string, string>;
   body?: string | FormData;
-  /** The request's deadline (the whole exchange) and its milliseconds. */
+  /** The request's deadline (the whole exchange) and its milliseconds; `abort` tells it without an AbortSignal. */
   signal: AbortSignal;
+  abort?: AbortView;
   timeoutMs: number;
   /** The body is read as it streams (RequestOptions' consume or maxBodyBytes), not whole. */
   stream?: boolean;
@@ -144,6 +146,8 @@ export interface HttpClientOptions {
   maxRetryAfterMs?: number;
   /** Aborts backoff and Retry-After waits (Ctrl-C). */
   signal?: AbortSignal;
+  /** Ctrl-C as the context's abort, used instead of `signal`: told without a listener on an AbortSignal (lazy-abort.ts). */
+  interrupt?: AbortView & { readonly signal: AbortSignal };
   /**
    * An in-process server's own error behind a 503 (the embedded mock's state file, directory or lock):
    * thrown as it is, with its path and fix, instead of an HTTP error, and never retried.
@@ -205,9 +209,11 @@ export class HttpClient {
   sent = 0;
   private waitingSaid = false;
   private readonly transport: Transport;
+  private readonly interrupt?: AbortView;
 
   constructor(opts: HttpClientOptions) {
     this.opts = opts;
+    this.interrupt = opts.interrupt ?? (opts.signal && abortOf({ signal: opts.signal }));
     this.transport = opts.transport ?? viaNetwork(opts.dispatcher);
     this.service = opts.service;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
@@ -269,7 +275,7 @@ export class HttpClient {
     const interrupted = () => new InterruptedError(`${this.service}: ${method} ${redactUrl(url.toString())} interrupted`);
     for (let attempt = 1; ; attempt++) {
       // Ctrl-C ends the request loop: no new attempt, no "retrying" for a request the interrupt cut off
-      if (this.opts.signal?.aborted) throw interrupted();
+      if (this.interrupt?.aborted) throw interrupted();
       if (hasCreds) assertSafeTransport(url, this.service);
       const release = this.opts.pacer ? await this.opts.pacer.acquire() : () => undefined;
       const started = Date.now();
@@ -291,14 +297,14 @@ export class HttpClient {
       let consumeError: { err: unknown } | undefined;
       // One deadline for the whole exchange, body included: undici's own timeouts are per wait (a
       // server that drips a byte a second never trips its body timeout). A download's (each-wait) is armed again by each piece.
-      const deadline = new AbortController();
+      const deadline = new LazyAbort();
       let timer = setTimeout(() => deadline.abort(new DeadlineError(left)), left);
       const rearm = () => {
         clearTimeout(timer);
         timer = setTimeout(() => deadline.abort(new DeadlineError(left, 'no bytes of the body for')), left);
       };
       const onInterrupt = () => deadline.abort(interrupted());
-      if (!req.untilAnswered) this.opts.signal?.addEventListener('abort', onInterrupt, { once: true });
+      const unwatch = req.untilAnswered ? undefined : this.interrupt?.onAbort(onInterrupt);
       try {
         this.sent++;
         const streamed = Boolean(req.consume) || req.maxBodyBytes !== undefined;
@@ -306,7 +312,10 @@ export class HttpClient {
           method,
           headers,
           body,
-          signal: deadline.signal,
+          get signal() {
+            return deadline.signal;
+          },
+          abort: deadline,
           timeoutMs: left,
           ...(streamed ? { stream: true } : {}),
           ...(req.pipeline ? { pipeline: true } : {}),
@@ -319,7 +328,7 @@ export class HttpClient {
           await req.consume(pieces, { status: res.statusCode, headers: res.headers }).catch((err: unknown) => {
             discard(stream);
             // The deadline's abort surfaces as a network error below; the consumer's own error as it is.
-            if (!deadline.signal.aborted) consumeError = { err };
+            if (!deadline.aborted) consumeError = { err };
             throw err;
           });
           ({ raw, bytes, truncated } = { raw: '', bytes: 0, truncated: false });
@@ -328,12 +337,12 @@ export class HttpClient {
         clearTimeout(timer);
         clearTimeout(waiting);
         release();
-        this.opts.signal?.removeEventListener('abort', onInterrupt);
+        unwatch?.();
         // an interrupt (or the client it destroyed: "The client is destroyed") is not a network error to retry;
         // a request sent untilAnswered failed on its own (its answer lost): said as the network error it is
-        if (this.opts.signal?.aborted && !req.untilAnswered) throw interrupted();
+        if (this.interrupt?.aborted && !req.untilAnswered) throw interrupted();
         if (consumeError) throw consumeError.err;
-        const msg = deadline.signal.aborted
+        const msg = deadline.aborted
           ? res
             ? `${req.deadline === 'each-wait' ? 'no bytes of the answer for' : 'the answer was not complete within'} ${formatMs(left)} (${res.statusCode} received, the body still coming)`
             : `no answer within ${formatMs(left)}`
@@ -341,14 +350,7 @@ export class HttpClient {
         spent += Date.now() - started;
         this.debug(`< network error after ${Date.now() - started} ms: ${msg}`);
         const stale = isStaleConnection(err);
-        if (
-          idempotent &&
-          attempt < maxAttempts &&
-          spent < budgetMs &&
-          (stale || !this.opts.retryStaleOnly) &&
-          !deadline.signal.aborted &&
-          !this.opts.signal?.aborted
-        ) {
+        if (idempotent && attempt < maxAttempts && spent < budgetMs && (stale || !this.opts.retryStaleOnly) && !deadline.aborted && !this.interrupt?.aborted) {
           const wait = this.opts.retryStaleOnly ? 0 : Math.min(this.backoffMs(attempt), budgetMs - spent);
           this.opts.notice?.(`${this.service}: ${method} ${shown()}: ${msg}; retrying (attempt ${attempt + 1} of ${maxAttempts})`);
           await this.sleep(wait);
@@ -357,18 +359,18 @@ export class HttpClient {
         }
         const tries = attempt > 1 ? ` (${attempt} attempts)` : '';
         const what =
-          spent >= budgetMs && !deadline.signal.aborted && !msg.startsWith('no answer')
+          spent >= budgetMs && !deadline.aborted && !msg.startsWith('no answer')
             ? `no answer within ${formatMs(budgetMs)}${tries}, the last: ${msg}`
             : `${msg}${tries}`;
         throw new NetworkError(`${this.service}: ${method} ${shown()} failed: ${what}`, {
           hint: `check that the ${this.service} endpoint ${this.baseUrl} is up and reachable (opsctl config get ${this.service}); OPSCTL_HTTP_TIMEOUT_MS sets how long to wait`,
-          cause: deadline.signal.aborted ? deadline.signal.reason : err,
+          cause: deadline.aborted ? deadline.reason : err,
         });
       }
       clearTimeout(timer);
       clearTimeout(waiting);
       release();
-      this.opts.signal?.removeEventListener('abort', onInterrupt);
+      unwatch?.();
       this.debug(`< ${res.statusCode} (${Date.now() - started} ms)`);
       const data = req.text ? raw : parseBody(raw, res.headers['content-type']);
       const local = res.statusCode === 503 ? this.opts.localError?.() : undefined;
@@ -413,7 +415,7 @@ export class HttpClient {
       }
       if (req.anyStatus) return { status: res.statusCode, headers: res.headers, data: data as T, url: url.toString(), bytes, truncated };
       // an answer that came in after Ctrl-C is returned as it is (a write may have been made), never retried
-      const retryable = attempt < maxAttempts && !this.opts.signal?.aborted;
+      const retryable = attempt < maxAttempts && !this.interrupt?.aborted;
       if (res.statusCode === 429 && retryable) {
         const wait = retryAfterMs(res.headers['retry-after']) ?? this.backoffMs(attempt);
         if (wait <= (this.opts.maxRetryAfterMs ?? 120_000)) {
@@ -463,7 +465,7 @@ export class HttpClient {
   }
 
   private sleep(ms: number): Promise<void> {
-    return (this.opts.sleep ?? ((t) => abortableSleep(t, this.opts.signal)))(ms);
+    return (this.opts.sleep ?? ((t) => abortableSleep(t, this.opts.interrupt?.signal ?? this.opts.signal)))(ms);
   }
 }
 
@@ -477,22 +479,10 @@ export function assertSafeTransport(url: URL, service: string): void {
   });
 }
 
-/** The reason of the abort when a request's deadline passes (the cause of the NetworkError). */
-export class DeadlineError extends Error {
-  readonly code = 'DEADLINE_PASSED';
-  constructor(ms: number, what = 'no complete answer within') {
-    super(`${what} ${formatMs(ms)}`);
-  }
-}
-
 /** undici's error, in words a user can act on. */
 function describeNetworkError(err: unknown, timeoutMs: number): string {
   const e = err as Error & { code?: string };
   if (e.code === 'UND_ERR_HEADERS_TIMEOUT') return `no answer within ${formatMs(timeoutMs)}`;
   if (e.code === 'UND_ERR_BODY_TIMEOUT') return `the answer stalled for ${formatMs(timeoutMs)}`;
   return e.message;
-}
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }

@@ -18,6 +18,7 @@
 import type { Socket } from 'node:net';
 import type { Transport, TransportResponse } from './http.js';
 import { DialTimeout, type NodeTransportOptions } from './node-transport.js';
+import { abortOf } from './lazy-abort.js';
 
 /** The most bytes of a status line and headers (Node's own limit is 16 KB). */
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -231,8 +232,11 @@ export class WireTransport {
         reject(message);
         return;
       }
-      if (req.signal.aborted) {
-        reject(req.signal.reason as Error);
+      // (read through abortOf: HttpClient's requests make no AbortSignal for this transport)
+      const abort = abortOf(req);
+      const cutOff = (): Error => abort.reason as Error;
+      if (abort.aborted) {
+        reject(cutOff());
         return;
       }
       const secure = url.protocol === 'https:';
@@ -245,20 +249,21 @@ export class WireTransport {
       const onAbort = () => {
         const at = conn.queue.indexOf(exchange);
         if (at >= 0) conn.queue.splice(at, 1);
-        exchange.settle(req.signal.reason as Error);
+        exchange.settle(cutOff());
         this.drop(conn);
       };
+      let unwatch = (): void => undefined;
       const exchange: Exchange = {
         parser: new AnswerParser(req.method),
         pipeline,
         settle: (err, answer) => {
-          req.signal.removeEventListener('abort', onAbort);
+          unwatch();
           if (err || !answer) reject(err ?? hangUp());
           else resolve({ statusCode: answer.statusCode, headers: answer.headers, body: bodyOf(answer.body) });
         },
       };
       conn.queue.push(exchange);
-      req.signal.addEventListener('abort', onAbort, { once: true });
+      unwatch = abort.onAbort(onAbort);
       conn.socket.ref();
       if (pipeline && !conn.corked) {
         conn.corked = true;

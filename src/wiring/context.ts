@@ -7,6 +7,7 @@ import type { Context, GlobalOptions, Main, MainOverrides, Prompter } from '../c
 import type { OpsError } from '../core/errors.js';
 import type { HttpClient } from '../core/http.js';
 import { IOStreams } from '../core/io.js';
+import { LazyAbort } from '../core/lazy-abort.js';
 import { embeddedIfLoaded, loadEmbedded } from './embedded-loader.js';
 import { resolveEndpoint } from './endpoint.js';
 import { createServiceClient } from './http.js';
@@ -36,7 +37,7 @@ export class WiredContext implements Context {
   readonly cwd: string;
   readonly main?: Main;
   globals: GlobalOptions = {};
-  readonly abort = new AbortController();
+  readonly abort = new LazyAbort();
   handlesInterrupt = false;
   lastWords?: () => string | undefined;
   commandLine: readonly string[] = [];

@@ -17,7 +17,7 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
     service === 'tracker' ? import('./tracker.js') : undefined,
     endpoint.embedded ? loadEmbedded() : undefined,
   ]);
-  if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher({ interrupted: ctx.abort.signal.aborted }));
+  if (!dispatcher) ctx.onCleanup(() => closeDefaultDispatcher({ interrupted: ctx.abort.aborted }));
   return new HttpClient({
     service,
     baseUrl: endpoint.url,
@@ -25,7 +25,7 @@ export async function createServiceClient(ctx: Context, service: Service, dispat
     transport: embedded && !dispatcher ? await embedded.embeddedTransport(ctx) : undefined,
     pacer: tracker ? await tracker.trackerPacer(ctx, endpoint) : undefined,
     debug: ctx.debugSink,
-    signal: ctx.abort.signal,
+    interrupt: ctx.abort,
     timeoutMs: Number(ctx.env.OPSCTL_HTTP_TIMEOUT_MS) || undefined,
     notice: (line) => ctx.io.info(ctx.io.colorErr.dim(line)),
     credentials: (req) => serviceCredentials(ctx, service, endpoint, req),

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GUEST_MAX, packChunks, wrapChunks } from '../../scripts/pack-chunks.mjs';
+import { transformSync } from 'esbuild';
+import { exportsInPlace, GUEST_MAX, packChunks, wrapChunks } from '../../scripts/pack-chunks.mjs';
 
 const { createLoader } = createRequire(import.meta.url)('../../bin/load.cjs') as {
   createLoader: (dist: string, env: NodeJS.ProcessEnv) => { load: (file: string) => Record<string, unknown>; stats: { compiled: number } };
@@ -93,6 +94,31 @@ describe('pack-chunks: a file per lazily loaded part', () => {
       expect(cli.b().big).toBe(GUEST_MAX + 1); // big.cjs: not wrapped
     } finally {
       rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('exportsInPlace: a chunk exports the object its __export made', () => {
+  it('the same names, live, enumerable and not configurable, marked __esModule; a runtime esbuild writes otherwise fails the build', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opsctl-exports-'));
+    try {
+      const esm = 'export let n = 1; export function bump() { n++; } export const k = "k";';
+      const { code } = transformSync(esm, { format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true });
+      writeFileSync(join(dir, 'x.cjs'), code);
+      exportsInPlace(dir, ['x.cjs']);
+      const after = readFileSync(join(dir, 'x.cjs'), 'utf8');
+      expect(after).not.toContain('__copyProps(__defProp({}');
+      expect(after.length).toBe(code.length);
+      const x = createRequire(import.meta.url)(join(dir, 'x.cjs')) as { n: number; bump: () => void; k: string; __esModule: boolean };
+      expect(Object.keys(x)).toEqual(['bump', 'k', 'n']);
+      expect(x.__esModule).toBe(true);
+      x.bump();
+      expect(x.n).toBe(2);
+      expect(Object.getOwnPropertyDescriptor(x, 'k')).toMatchObject({ enumerable: true, configurable: false });
+      writeFileSync(join(dir, 'y.cjs'), 'var __toCommonJS=(m)=>m;module.exports=__toCommonJS({});');
+      expect(() => exportsInPlace(dir, ['y.cjs'])).toThrow(/esbuild's __toCommonJS/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

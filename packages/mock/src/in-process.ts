@@ -27,9 +27,13 @@ export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) =>
     [WHOLE_BODY]: body,
   }) as unknown as MockIncoming;
   return new Promise<TransportResponse>((resolve, reject) => {
-    if (init.signal.aborted) return reject(abortReason(init.signal));
+    // HttpClient's `abort` where it gives one: reading `signal` would make an AbortSignal, and listening to it
+    // run Node's EventTarget code for the first time (about 1.8 M instructions of a short command)
+    const abort = init.abort;
+    if (abort ? abort.aborted : init.signal.aborted) return reject(abortReason(abort ? abort.reason : init.signal.reason));
+    let unwatch = (): void => undefined;
     const res = new InProcessResponse((answer) => {
-      init.signal.removeEventListener('abort', onAbort);
+      unwatch();
       if (!answer) return reject(Object.assign(new Error('the in-process mock closed the request without an answer'), { code: 'UND_ERR_SOCKET' }));
       // as over HTTP, a HEAD answer carries the headers of the GET and no body
       resolve({ statusCode: answer.status, headers: answer.headers, body: textBody(init.method === 'HEAD' ? '' : answer.body) });
@@ -37,17 +41,20 @@ export function answerInProcess(serve: (req: MockIncoming, res: MockOutgoing) =>
     // the client gave up (its deadline, Ctrl-C): as a closed connection does, this aborts the request's
     // own signal, so a write it started is never applied after the client was told it failed
     function onAbort() {
-      reject(abortReason(init.signal));
+      reject(abortReason(abort ? abort.reason : init.signal.reason));
       res.destroy();
     }
-    init.signal.addEventListener('abort', onAbort, { once: true });
+    if (abort) unwatch = abort.onAbort(onAbort);
+    else {
+      init.signal.addEventListener('abort', onAbort, { once: true });
+      unwatch = () => init.signal.removeEventListener('abort', onAbort);
+    }
     serve(req, res).catch(reject);
   });
 }
 
 /** Why the client gave up (HttpClient aborts with a DeadlineError; anything else is wrapped). */
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
+function abortReason(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error('the request was aborted', { cause: reason });
 }
 

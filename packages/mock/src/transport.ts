@@ -9,6 +9,8 @@ export interface TransportRequest {
   body?: unknown;
   /** The request's deadline (the whole exchange). */
   signal: AbortSignal;
+  /** The same deadline told without an AbortSignal (opsctl's HttpClient makes one only for a transport that reads `signal`). */
+  abort?: { readonly aborted: boolean; readonly reason: unknown; onAbort(fn: () => void): () => void };
   timeoutMs?: number;
 }
 
