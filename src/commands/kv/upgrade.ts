@@ -40,15 +40,16 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     // (a command driver's members looked at for a clone: each here, its settings per version known)
     if (!clone) await rehearsal.lookForClone(driver, cluster.members, { copyKeys: Boolean(opts.rehearsalCopyKeys) });
     const rehearse = clone ? undefined : rehearsal.rehearsalPort(ctx, opts, options.ignoreChecks, driver, options.exec, selector);
-    // (the checks' snapshot of the leader kept for the first stop's own while nothing is committed since; what is not taken goes at the end)
-    const shelf = new SnapshotShelf();
+    // (the checks' snapshot of the leader kept for the first stop's own while nothing is committed since; what is not taken goes
+    // at the end; none where no stop follows, --dry-run and --rehearse, nor in a clone, which takes no snapshot)
+    const shelf = options.dryRun || clone ? undefined : new SnapshotShelf();
     const r = await runUpgradeOrLadder({
       ...options,
       ...(clone ? { inClone: true, driver: clone.driver, ...(parent ? { judged: parent.judged } : {}) } : {}),
       ...(rehearse ? { rehearse } : {}),
-      shelf,
+      ...(shelf ? { shelf } : {}),
     }).finally(() => {
-      shelf.clear();
+      shelf?.clear();
       return clone?.stop();
     });
     // (the clone's load read back: what the rehearsal's verdict counts)
