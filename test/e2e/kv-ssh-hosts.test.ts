@@ -266,7 +266,12 @@ esac
     // 255. The run halts with exit 3 and that member was not stopped.
     const cutoff = await watchDown(c, async () => {
       const up = opsctl('kv', 'upgrade', '--to', '3.3', '--yes', '--cluster', file, '--settle', '3s', '--poll-interval', '100ms', '--json');
-      await until(() => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'), 180_000, 'the first member settling');
+      await untilWhile(
+        up,
+        () => readJournal(home)?.steps?.some((s: any) => s.kind === 'settle' && s.status === 'running'),
+        180_000,
+        'the first member settling',
+      );
       const settling = readJournal(home).steps.find((s: any) => s.kind === 'settle' && s.status === 'running').member;
       const others = c.members.map((m, i) => (m.name === settling ? -1 : i)).filter((i) => i >= 0);
       for (const i of others) await ssh.down(i);
@@ -316,5 +321,6 @@ esac
     const keys = await etcdctl(c, 'get', 'preset/', '--prefix', '--keys-only');
     expect(String(keys.stdout).split('\n').filter(Boolean)).toHaveLength(10);
     for (const m of c.members) await ssh.run(hosts.addrs.indexOf(m.host), 'systemctl stop etcd');
-  }, 400_000);
+    // (600 s: each opsctl run is bounded by the hub runner's 240 s, so a run that hangs is reported with its output before this)
+  }, 600_000);
 });

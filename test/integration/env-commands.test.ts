@@ -77,6 +77,23 @@ describe('kv cluster files and snapshot paths (one simulated member)', () => {
     expect(readFileSync(target, 'utf8')).not.toBe('precious');
   });
 
+  it('snapshot save when no member of the cluster file serves: exit 1 naming each member and why it was passed over, no file', async () => {
+    // a port nothing listens on: taken, then given back
+    const closed = createNetServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const file = join(dir, 'dead.yaml');
+    writeFileSync(file, `members:\n  - { name: gone1, endpoint: ${dead} }\n`);
+    const target = join(dir, 'none.db');
+    const r = await runCli(['kv', 'snapshot', 'save', target, '--cluster', file], { env: c.sandbox.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no healthy member to take a snapshot from: gone1 (${dead}): `);
+    expect(r.stderr).toContain('opsctl kv health');
+    expect(existsSync(target)).toBe(false);
+    expectNoCrash(r.stderr);
+  });
+
   it('snapshot save to a path under a regular file: a message about the path, no --endpoint hint', async () => {
     writeFileSync(join(dir, 'afile'), '');
     const r = await runCli(['kv', 'snapshot', 'save', join(dir, 'afile', 'x.db')], { env: c.sandbox.env });

@@ -149,23 +149,26 @@ async function saveOne(
   const resolved = given ? undefined : await resolveCluster(ctx, opts);
   const session = resolved ? resolved.session : openSession(ctx, await resolveConnection(ctx, opts));
   let endpoint = given;
+  /** Why each member asked was passed over, for the message when none serves. */
+  const passed: string[] = [];
   if (resolved) {
     for (const m of resolved.cluster.members) {
-      const ok = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().then(
-        (h) => h.healthy,
-        (err: unknown) => {
-          // refused credentials are the operator's to hear about, not a sick member to skip
-          if (err instanceof OpsError && err.code === 'auth_failed') throw err;
-          return false;
-        },
-      );
-      if (ok) {
+      const h = await new KvClient(m.endpoint, { timeoutMs: t.requestMs, session }).health().catch((err: unknown) => {
+        // refused credentials are the operator's to hear about, not a sick member to skip
+        if (err instanceof OpsError && err.code === 'auth_failed') throw err;
+        return { healthy: false, detail: err instanceof Error ? err.message : String(err) };
+      });
+      if (h.healthy) {
         endpoint = m.endpoint;
         break;
       }
+      passed.push(`${m.name} (${m.endpoint}): ${h.detail}`);
     }
   }
-  if (!endpoint) throw new OpsError('no healthy member to take a snapshot from', 1, { hint: 'check with: opsctl kv health' });
+  if (!endpoint)
+    throw new OpsError(`no healthy member to take a snapshot from: ${passed.join('; ')}`, 1, {
+      hint: 'check with: opsctl kv health (a member between leaders answers again once one is elected; try again then)',
+    });
   const c = new KvClient(endpoint, { timeoutMs: t.requestMs, debug: ctx.debugSink, session });
   const real = (await c.version()).real;
   const etcdctl = opts.via === 'gateway' ? undefined : findEtcdctl(opts.etcdctl);
