@@ -159,7 +159,16 @@ export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): 
     if (!c) return;
     if (!c.running && !c.restarting && !c.restart) return d.heldStopped(c.id);
     // (a stop of one its policy would start again holds it, even between two of its starts)
-    await d.engine.run(m, d.engine.stopArgs(name, graceS), (graceS + 30) * 1000);
+    const stopped = await d.engine.run(m, d.engine.stopArgs(name, graceS), (graceS + 30) * 1000);
+    // One seen running (not between two starts) and stopped without an error was stopped by hand while it ran: the
+    // engine marks it so before its signal (podman's StoppedByUser, docker's manual stop) and its policy starts it no
+    // more; one look confirms it. Only one the policy was between two starts of can be started again by a restart
+    // the engine had begun (podman 4.3 marks no container that is not running): that one is watched for 2 s.
+    if (c.running && !c.restarting && stopped.exitCode === 0) {
+      const after = await d.engine.inspect(m, name);
+      if (!after) return;
+      if (!after.running && !after.restarting && after.restarts === c.restarts) return d.heldStopped(c.id);
+    }
     // held only when seen down, and not started again (its restart count still), on every look for 2 s: a stop that
     // reaches a start that fails between two of its policy's starts may not hold it (podman 4.3), and a look may
     // fall between two starts; a container started again may join its cluster again
