@@ -62,7 +62,7 @@ export interface CloneRun {
   readonly status: string;
   readonly halt?: { reason?: string; hop?: string };
   readonly error?: { message?: string; hint?: string };
-  readonly rehearsal?: { writes: { acked: number; lost: number; failed: number }; probes: number; probeFailures: number; upMs: number };
+  readonly rehearsal?: { writes: { acked: number; lost: number; failed: number; unread?: true }; probes: number; probeFailures: number; upMs: number };
   /** Its steps as its journal holds them (a ladder's: per hop): each one's time is the real run's estimate of the same step. */
   readonly steps?: readonly CloneStep[];
   readonly hops?: ReadonlyArray<{ from: string; to: string; report?: { steps?: readonly CloneStep[] } }>;
@@ -245,11 +245,14 @@ export async function rehearseOnClone(o: {
       return { ok: false, ms, copyMs, reason: `the clone's run took longer than ${Math.round(o.timeoutMs / 1000)} s`, tail, ...(run ? { run } : {}) };
     if (!run) return { ok: false, ms, copyMs, reason: `the clone's run ended (exit ${r.exitCode ?? r.signal ?? '?'}) without a report`, tail };
     const lost = run.rehearsal?.writes.lost ?? 0;
-    const ok = r.exitCode === 0 && run.status === 'done' && lost === 0;
+    const unread = Boolean(run.rehearsal?.writes.unread);
+    const ok = r.exitCode === 0 && run.status === 'done' && lost === 0 && !unread;
     const reason = ok
       ? undefined
       : run.status === 'done'
-        ? `${lost} acknowledged writes of the clone's load were lost`
+        ? unread
+          ? `no member of the clone answered the read-back of its load's ${run.rehearsal?.writes.acked ?? 0} acknowledged writes within a minute: whether any was lost cannot be told`
+          : `${lost} acknowledged writes of the clone's load were lost`
         : (run.halt?.reason ?? run.error?.message ?? `the clone's run ended ${run.status}`);
     // etcd's own last words in the clone's member logs (a panic, a fatal line), before the copy is removed
     const words = ok ? [] : await etcdWords(copy);
