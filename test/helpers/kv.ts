@@ -1,4 +1,12 @@
+import { getCurrentTest } from 'vitest/suite';
 import { scaled } from './deadline.js';
+
+/** When the running test's own timeout ends, less 2 s; undefined outside a test (a hook, a script). */
+function testEnds(): number | undefined {
+  const t = getCurrentTest();
+  const start = t?.result?.startTime;
+  return start !== undefined && t?.timeout ? start + t.timeout - 2_000 : undefined;
+}
 
 // (the journal's reader lives in test/framework, beside the sandbox's bring-up; re-exported for the tests that read a journal)
 export { readJournal } from '../framework/journal.js';
@@ -10,13 +18,18 @@ export { readJournal } from '../framework/journal.js';
  * back to back it kept a core busy for the whole wait; a cheap check (a file read) still runs every 25 ms.
  */
 export async function until<T>(check: () => T | Promise<T>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + scaled(timeoutMs);
+  const wanted = Date.now() + scaled(timeoutMs);
+  // (a wait that would outlive the test's own budget ends 2 s before it, naming what it waited for: vitest's own
+  // timeout says only "Test timed out", which is all a CI run of 2026-11-29 said of a 400 s wait in kv-ssh-hosts)
+  const budget = testEnds();
+  const deadline = Math.min(wanted, budget ?? wanted);
   for (;;) {
     const started = Date.now();
     const v = await check();
     if (v) return v;
     const now = Date.now();
-    if (now > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (now > deadline)
+      throw new Error(`timed out waiting for ${what}${deadline < wanted ? ` (its ${scaled(timeoutMs)} ms cut short by the test's own timeout)` : ''}`);
     await new Promise((r) => setTimeout(r, Math.max(25, now - started)));
   }
 }
