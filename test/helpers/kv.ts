@@ -1,9 +1,9 @@
-import { getCurrentTest } from 'vitest/suite';
+import { TestRunner } from 'vitest';
 import { scaled } from './deadline.js';
 
 /** When the running test's own timeout ends, less 2 s; undefined outside a test (a hook, a script). */
 function testEnds(): number | undefined {
-  const t = getCurrentTest();
+  const t = TestRunner.getCurrentTest();
   const start = t?.result?.startTime;
   return start !== undefined && t?.timeout ? start + t.timeout - 2_000 : undefined;
 }

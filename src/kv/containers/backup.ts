@@ -23,7 +23,7 @@ import type { CopySize } from '../drivers/driver.js';
 import { backupNeeds, parseDu, parseSpaceReport, type BackupSpace } from '../drivers/space.js';
 import { copySizeScript, parseCopySize } from '../drivers/host-copy.js';
 import { EngineError, failure, type EngineResult } from './engine.js';
-import { LABELS } from './settings.js';
+import { LABELS, type ContainerSettings } from './settings.js';
 import { memberData, volumeMountpoint, type DirsDriver, type MemberData } from './dirs.js';
 
 export { dataDirIn, memberData, volumeMountpoint, type MemberData } from './dirs.js';
@@ -162,12 +162,14 @@ export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): 
     const stopped = await d.engine.run(m, d.engine.stopArgs(name, graceS), (graceS + 30) * 1000);
     // One seen running (not between two starts) and stopped without an error was stopped by hand while it ran: the
     // engine marks it so before its signal (podman's StoppedByUser, docker's manual stop) and its policy starts it no
-    // more; one look confirms it. Only one the policy was between two starts of can be started again by a restart
-    // the engine had begun (podman 4.3 marks no container that is not running): that one is watched for 2 s.
+    // more. One look confirms it: the same run (its start time) ended, at least RAN_LONG after it began (both times
+    // of the engine's host's clock): a start that fails, which a policy starts again and again, ends sooner, and may
+    // have ended by itself just before the stop (podman 4.3 marks no container that is not running, and its restart
+    // may still land). Every other case is watched for 2 s.
     if (c.running && !c.restarting && stopped.exitCode === 0) {
       const after = await d.engine.inspect(m, name);
       if (!after) return;
-      if (!after.running && !after.restarting && after.restarts === c.restarts) return d.heldStopped(c.id);
+      if (!after.running && !after.restarting && after.restarts === c.restarts && ranLong(c, after)) return d.heldStopped(c.id);
     }
     // held only when seen down, and not started again (its restart count still), on every look for 2 s: a stop that
     // reaches a start that fails between two of its policy's starts may not hold it (podman 4.3), and a look may
@@ -177,6 +179,16 @@ export async function stopForGood(d: BackupDriver, m: MemberSpec, graceS = 30): 
   throw new EngineError(
     `${name} keeps being started again (its restart policy): stop it by hand (\`${d.engine.program} stop ${name}\`), then run the same command`,
   );
+}
+
+/** How long a run must have lasted to be a member's, not a start that fails under a restart policy (these end within seconds). */
+const RAN_LONG = 10_000;
+
+/** Whether the run seen at `before` (its start time) is the one `after` says ended, and it lasted at least RAN_LONG. */
+function ranLong(before: ContainerSettings, after: ContainerSettings): boolean {
+  if (!before.startedAt || before.startedAt !== after.startedAt || !after.finishedAt) return false;
+  const ran = Date.parse(after.finishedAt) - Date.parse(after.startedAt);
+  return Number.isFinite(ran) && ran >= RAN_LONG;
 }
 
 /** Whether the container is seen not running, and not started again since the first look, on each of 4 looks 500 ms apart. */

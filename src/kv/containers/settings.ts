@@ -36,6 +36,9 @@ export interface ContainerSettings {
   exitCode?: number;
   /** How many times its restart policy started it again (RestartCount), where the engine says. */
   restarts?: number;
+  /** When its process last started and last ended, as the engine's host's clock says (State.StartedAt, State.FinishedAt). */
+  startedAt?: string;
+  finishedAt?: string;
   /** When it was created (ISO, as the engine says it). */
   created: string;
   /** Its own entrypoint, where it set one (else the image's). */
@@ -135,6 +138,8 @@ export function parseInspect(raw: unknown): ContainerSettings {
     restarting: state.Restarting === true,
     ...(typeof state.ExitCode === 'number' ? { exitCode: state.ExitCode } : {}),
     ...(typeof c.RestartCount === 'number' ? { restarts: c.RestartCount } : {}),
+    ...(str(state.StartedAt) ? { startedAt: str(state.StartedAt) } : {}),
+    ...(str(state.FinishedAt) ? { finishedAt: str(state.FinishedAt) } : {}),
     created: str(c.Created) ?? '',
     entrypoint,
     cmd,
