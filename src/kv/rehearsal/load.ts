@@ -89,16 +89,14 @@ export function startLoad(
       // request's time is asked again, each in turn, until one does or `readBackMs` (a minute) has passed (a clone whose
       // members were just restarted, on a loaded machine): a read that never came is said as such, never counted as lost.
       const readers = members.map((m) => new KvClient(m.endpoint, { timeoutMs: 10_000, session }));
-      const deadline = Date.now() + (o.readBackMs ?? 60_000);
-      let held: Map<string, string> | undefined;
-      for (let i = 0; !held; i++) {
-        held = await readers[i % readers.length]!.list('opsctl-rehearsal/').then(
-          (kvs) => new Map(kvs.map((kv) => [kv.key, kv.value])),
-          () => undefined,
-        );
-        if (!held && Date.now() > deadline) return { writes: { acked: acked.length, lost: 0, failed, unread: true }, probes, probeFailures };
-        if (!held && i % readers.length === readers.length - 1) await sleep(500);
-      }
+      let turn = 0;
+      const held = await waitFor(async () => new Map((await readers[turn++ % readers.length]!.list('opsctl-rehearsal/')).map((kv) => [kv.key, kv.value])), {
+        timeoutMs: o.readBackMs ?? 60_000,
+        pollMs: 500,
+        firstPollMs: 50,
+        what: "the clone's load read back",
+      }).catch(() => undefined);
+      if (!held) return { writes: { acked: acked.length, lost: 0, failed, unread: true }, probes, probeFailures };
       const lost = acked.filter((key) => held.get(key) !== key.slice(-6).replace(/^0+(?=\d)/, '')).length;
       return { writes: { acked: acked.length, lost, failed }, probes, probeFailures };
     },
