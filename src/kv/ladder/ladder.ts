@@ -27,7 +27,7 @@ import type { EarlyVersions } from './facts.js';
 import { askVersionsEarly, clusterVersionCaughtUp, hopBinaries, look, measureV2, readsBeforeTrials, wholeClusterFirst, type DataReads } from './facts.js';
 import { ladderResume } from './resume.js';
 import { giveBackFirst } from './give-back.js';
-import { besideRehearsal, finishRehearsal, rehearsalAccount, startRehearsal } from './rehearsal.js';
+import { begun, besideRehearsal, finishRehearsal, readsAfter, rehearsalAccount, startRehearsal } from './rehearsal.js';
 import { climb } from './climb.js';
 import { single, type HopPorts, type Planning } from './single-hop.js';
 import { type LadderFile, type LadderOptions, type LadderReport, ladderPath, lockLadder, readLadder } from './record.js';
@@ -125,10 +125,18 @@ async function runLadder(
   }
   // Every member on every hop's binary, while the v2 store is measured (neither changes anything); the rehearsal begins beside them.
   const tried = o.now();
-  const rehearsing = await startRehearsal(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
+  const starting = startRehearsal(o, hops.slice(at), bins, { resuming: Boolean(recorded) });
   // (the plan's reads of the members' data that need no trial begin with them, and are told to the rehearsal's clone once made)
   const told = new Map<string, DataReads>();
-  const onData = (h: Hop) => (d: DataReads) => void (told.set(hopName(h), d).size === hops.length - at && rehearsing?.tell?.([...told]));
+  const onData = (h: Hop) => (d: DataReads) =>
+    void (
+      told.set(hopName(h), d).size === hops.length - at &&
+      starting.then(
+        (r) => r?.tell?.([...told]),
+        () => undefined,
+      )
+    );
+  const after = readsAfter(o, starting, { resuming: Boolean(recorded) });
   const reading = o.judged
     ? []
     : hops.map((h, i) =>
@@ -140,9 +148,10 @@ async function runLadder(
               current: i === at,
               judgedBeforeCopy: Boolean(o.inClone) && i === at,
               onData: onData(h),
-              ...(rehearsing?.copied ? { after: rehearsing.copied } : {}),
+              after,
             }),
       );
+  const rehearsing = await begun(starting, reading);
   const { v2, trials, report, planText } = await besideRehearsal(
     rehearsing,
     async () => {

@@ -16,6 +16,9 @@ import { copyTooLarge } from '../rehearsal/copy-size.js';
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** How long a kept verdict is reused by default (--rehearsal-valid). */
+const VALID_MS = 12 * 3600_000;
+
 type Rehearsing = Pick<LadderOptions, 'driver' | 'dryRun' | 'reporter' | 'cluster' | 'dataDir' | 'now'> &
   Partial<Pick<LadderOptions, 'rehearse' | 'rehearseOnly' | 'inClone' | 'skipTrial' | 'rehearsalValidMs' | 'rehearsalMaxCopy'>>;
 
@@ -64,7 +67,7 @@ export async function startRehearsal(
   const bindirs = Object.fromEntries(hops.map((h) => [h.to, bins[h.to]?.dir]));
   // a verdict of this same plan (members, hops, each start's settings, the binaries) kept by an earlier --rehearse
   const { planFingerprint, reusableVerdict, verdictPath } = await import('../rehearsal/verdict.js');
-  const validMs = o.rehearsalValidMs ?? 12 * 3600_000;
+  const validMs = o.rehearsalValidMs ?? VALID_MS;
   const fingerprint = o.driver ? await planFingerprint(o.driver, o.cluster.members, hops, bindirs) : undefined;
   const prior = fingerprint && !o.rehearseOnly ? reusableVerdict(verdictPath(o.dataDir, o.cluster.key), fingerprint, o.now(), validMs) : undefined;
   if (prior) {
@@ -101,6 +104,38 @@ export async function startRehearsal(
       await running.catch(() => undefined);
     },
   };
+}
+
+/**
+ * When the plan's reads of the members' data (etcdutl, the leader's snapshot) begin, given the rehearsal being
+ * begun (startRehearsal): once its copy is whole, so as not to lengthen the members' pause for it; at once where
+ * a kept verdict of this cluster, younger than --rehearsal-valid, is there to be reused (a dry run too: it copies
+ * nothing). The kept verdict's fingerprint re-reads every member's start settings (0.12 s at three members
+ * through a settings template): the reads do not wait for it. Where it turns out not to match, the rehearsal runs
+ * and its copy is made beside reads already under way (correct, the pause a little longer).
+ */
+export async function readsAfter(o: Rehearsing, starting: Promise<EarlyRehearsal | undefined>, look: { resuming?: boolean } = {}): Promise<void> {
+  if (o.dryRun && !o.rehearseOnly) return;
+  if (!o.rehearseOnly && !o.inClone && byRehearsal(o, look) === 'rehearsal') {
+    const { keptWithin, verdictPath } = await import('../rehearsal/verdict.js');
+    if (keptWithin(verdictPath(o.dataDir, o.cluster.key), o.now(), o.rehearsalValidMs ?? VALID_MS)) return;
+  }
+  await (
+    await starting
+  )?.copied;
+}
+
+/** The rehearsal begun (startRehearsal); where that throws, the reads begun beside it are waited for first: nothing of them outlives the run. */
+export async function begun(
+  starting: Promise<EarlyRehearsal | undefined>,
+  reads: ReadonlyArray<Promise<unknown> | undefined>,
+): Promise<EarlyRehearsal | undefined> {
+  try {
+    return await starting;
+  } catch (err) {
+    await Promise.allSettled(reads.map((r) => r ?? Promise.resolve()));
+    throw err;
+  }
 }
 
 /** The plan's line of the rehearsal (and its verdict where it ran); throws UpgradeRefused where it did not pass. */

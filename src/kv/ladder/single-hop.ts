@@ -14,7 +14,7 @@ import { hopName, type Hop } from './plan.js';
 import { blockedHopText } from './plan-text.js';
 import { hopBinaries, hopFacts, measureV2, readsBeforeTrials, readsOf, settlePlan, type Binaries, type EarlyVersions } from './facts.js';
 import { proofsOf } from './proofs.js';
-import { besideRehearsal, finishRehearsal, rehearsalAccount, startRehearsal } from './rehearsal.js';
+import { begun, besideRehearsal, finishRehearsal, readsAfter, rehearsalAccount, startRehearsal } from './rehearsal.js';
 import type { BinarySources, Judging, LadderOptions, Trying } from './record.js';
 import { blocking, check, refuseRows } from './checks.js';
 import { trialSummary, trialsOf } from './trials.js';
@@ -75,7 +75,7 @@ export async function single(
     }
     targetBin = bins[hop.to]?.dir ?? targetBin;
     const tried = o.now();
-    const rehearsing = await startRehearsal(o, [hop], bins, { resuming: more.resuming });
+    const starting = startRehearsal(o, [hop], bins, { resuming: more.resuming });
     // (the reads of the members' data that need no trial begin with them, and are told to the rehearsal's clone once read)
     const judgedBeforeCopy = Boolean(o.inClone);
     const reading = o.judged
@@ -85,9 +85,14 @@ export async function single(
           bins,
           current: true,
           judgedBeforeCopy,
-          onData: (d) => rehearsing?.tell?.([[hopName(hop), d]]),
-          ...(rehearsing?.copied ? { after: rehearsing.copied } : {}),
+          onData: (d) =>
+            void starting.then(
+              (r) => r?.tell?.([[hopName(hop), d]]),
+              () => undefined,
+            ),
+          after: readsAfter(o, starting, { resuming: more.resuming }),
         });
+    const rehearsing = await begun(starting, [reading]);
     await besideRehearsal(rehearsing, async () => {
       const trying = trialsOf(o, [hop], bins, undefined, { seen: obs, resuming: more.resuming, rehearsalKept: Boolean(rehearsing?.kept) });
       v2 = await measureV2(o, obs);

@@ -72,6 +72,17 @@ export function reusableVerdict(file: string, fingerprint: string, now: number, 
   return v as KeptVerdict;
 }
 
+/** Whether a kept verdict younger than `validMs` is there, whatever plan it is of (the run's reads may begin before its fingerprint is read). */
+export function keptWithin(file: string, now: number, validMs: number): boolean {
+  if (validMs <= 0) return false;
+  try {
+    const at = Date.parse((JSON.parse(readFileSync(file, 'utf8')) as Partial<KeptVerdict>).at ?? '');
+    return Number.isFinite(at) && now >= at && now - at <= validMs;
+  } catch {
+    return false;
+  }
+}
+
 /** Keeps a passed verdict (durably: a later run in the window relies on it). */
 export function keepVerdict(file: string, v: KeptVerdict): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });

@@ -34,6 +34,14 @@ export function etcdutlIn(dirs: Record<string, string | undefined>): string | un
     .find((f) => existsSync(f));
 }
 
+/**
+ * etcdutl's environment for the check: one core (GOMAXPROCS=1). It reads a live member's WAL beside that member
+ * on its host, and a Go program takes every core by default: the member keeps the others. It is the faster too
+ * where the cores are few: measured on 2 cores at 100 MB of v3 data, each check 0.33 s of CPU instead of 0.5 s,
+ * and the three beside the leader's snapshot 1.13-1.33 s instead of 1.45-1.65 s.
+ */
+export const ETCDUTL_ENV = { GOMAXPROCS: '1' } as const;
+
 export interface V2storeCheckOptions {
   cluster: ClusterSpec;
   driver?: MemberDriver;
@@ -60,7 +68,7 @@ export async function checkV2store(
   // Every member's data dir at once (and its own WAL dir: etcdutl reads DATA/member/wal otherwise, "no such
   // file or directory"). Measured: a live 3.5.35 data dir is read in ~20 ms; it takes no lock.
   const runs = await Promise.all(
-    each.map((d) => o.exec(etcdutl, v2storeArgs(d!), { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin' } })),
+    each.map((d) => o.exec(etcdutl, v2storeArgs(d!), { reject: false, timeout: 60_000, extendEnv: false, env: { PATH: '/usr/bin:/bin', ...ETCDUTL_ENV } })),
   );
   if (runs.some((r) => /unknown command/i.test(String(r.stderr)))) return { why: `${etcdutl} has no check v2store (etcdutl of 3.5.26 or later has)` };
   return runs.map((r, i) => {
@@ -112,7 +120,15 @@ async function onHosts(
       const dataDir = list ? effective(list, 'data-dir') : known?.dataDir;
       if (!dataDir) return void why.push(`${m.name}: its data dir is not known (its trial read no --data-dir, ETCD_DATA_DIR or data-dir)`);
       const wal = list ? effective(list, 'wal-dir') : known?.walDir;
-      const cmd = [shellWord(etcdutl), 'check', 'v2store', '--data-dir', shellWord(dataDir), ...(wal ? ['--wal-dir', shellWord(wal)] : [])].join(' ');
+      const cmd = [
+        ...Object.entries(ETCDUTL_ENV).map(([k, v]) => `${k}=${v}`),
+        shellWord(etcdutl),
+        'check',
+        'v2store',
+        '--data-dir',
+        shellWord(dataDir),
+        ...(wal ? ['--wal-dir', shellWord(wal)] : []),
+      ].join(' ');
       const r = await driver.hostShell!(m, `${cmd} 2>&1\necho "opsctl-exit: $?"\n`, 60_000);
       const code = /^opsctl-exit: (\d+)$/m.exec(r.stdout)?.[1];
       if (r.failed || code === undefined) return void why.push(`${m.name}: ${r.failed ?? 'the check printed no exit status'}`);

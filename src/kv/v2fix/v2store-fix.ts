@@ -28,7 +28,7 @@ import { backupStep, gateBeforeStop, snapshotStep, waitBackStep } from '../upgra
 import { waitFor } from '../cluster/wait.js';
 import { CycleFailed, runCycle, type CycleEnv, type StepProgress } from '../upgrade/cycle.js';
 import { cyclesOf, readV2Fix, roundSteps, unfinishedV2Fix, v2FixPath, type V2FixFile, type V2FixMember } from './v2store-fix-file.js';
-import { memberDirs, v2storeArgs } from './v2store-check.js';
+import { ETCDUTL_ENV, memberDirs, v2storeArgs } from './v2store-check.js';
 
 /** The setting the guide's fix starts a member with, once. */
 export const FIX_SETTINGS = { 'snapshot-count': '1' };
@@ -192,7 +192,7 @@ function checker(o: Pick<UpgradeOptions, 'exec'>, job: V2Fix, driver: MemberDriv
         reject: false,
         timeout: 60_000,
         extendEnv: false,
-        env: { PATH: '/usr/bin:/bin' },
+        env: { PATH: '/usr/bin:/bin', ...ETCDUTL_ENV },
       });
       const said = `${String(r.stdout)} ${String(r.stderr)}`.trim().split('\n').pop() || `exit ${r.exitCode}`;
       return { member: m.name, ok: r.exitCode === 0, said };
