@@ -125,16 +125,17 @@ async function memberById(env: StepEnv<Look, RunRecord>, id: string): Promise<Me
   return i < 0 ? undefined : env.o.cluster.members[i];
 }
 
+/** The first healthy member; none: each member's reason to be passed over (as kv snapshot save says it). */
 async function pickHealthy(env: StepEnv<Look, RunRecord>, members: MemberSpec[]): Promise<MemberSpec> {
-  const healthy = (m: MemberSpec) =>
-    client(env, m.endpoint)
+  const passed: string[] = [];
+  for (const m of members) {
+    const h = await client(env, m.endpoint)
       .health()
-      .then(
-        (h) => h.healthy,
-        () => false,
-      );
-  for (const m of members) if (await healthy(m)) return m;
-  throw new Error('no healthy member to take a snapshot from');
+      .catch((err: Error) => ({ healthy: false, detail: err.message }));
+    if (h.healthy) return m;
+    passed.push(`${m.name} (${m.endpoint}): ${h.detail}`);
+  }
+  throw new Error(`no healthy member to take a snapshot from: ${passed.join('; ')}`);
 }
 
 /**
