@@ -37,11 +37,11 @@ export default defineConfig({
     // Vitest's default is one file at a time on a 2-core machine (cores - 1), but most files spend their
     // time waiting on child processes (etcd, chromium, the built binary): two at a time took the whole
     // suite from 814 s to 497 s there; and at two, a quarter of the files' time was still waiting, not CPU
-    // (the CI of 2026-11-27: 3,779 s of files, 2,899 CPU s), so a third file runs in that time; at three, 18% of the
-    // two cores still waited (2026-11-29: 2,922 CPU s in 1,785 s, 5,197 s of files), so a fourth runs in that time.
-    // Every test takes its own free ports, directories and namespaces, and waits for states with deadlines scaled by
-    // the load. OPSCTL_TEST_WORKERS=N sets another number.
-    maxWorkers: Number(process.env.OPSCTL_TEST_WORKERS) || availableParallelism() + 2,
+    // (the CI of 2026-11-27: 3,779 s of files, 2,899 CPU s), so a third file runs in that time. A fourth did not
+    // pay (2026-11-29, a whole run here: vitest 1,790 s at three, 1,830 s at four, 2,922 and 3,081 CPU s: the run is
+    // CPU-bound, and two waiting-heavy files timed out at load 13). Every test takes its own free ports, directories
+    // and namespaces, and waits for states with deadlines scaled by the load. OPSCTL_TEST_WORKERS=N sets another number.
+    maxWorkers: Number(process.env.OPSCTL_TEST_WORKERS) || availableParallelism() + 1,
     // (isolate: false in the unit tier only: with it in every tier, 20 integration files took 54.5 → 38.1 s of CPU,
     // but a whole integration run failed 4 sign-in files that pass alone, with the embedded mock's in-process origin
     // new that day; not taken until a whole run on a quiet machine clears it)
