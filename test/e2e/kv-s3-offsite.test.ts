@@ -280,29 +280,36 @@ describe.runIf(haveS3Server())('kv snapshots off-host in S3 (real versitygw, bui
     await ok('kv', 'backups', 'prune', '--from', 's3://backups/etcd/words', '--stale-after', '0s', '--yes');
   }, 120_000);
 
-  it('a store whose answer to the completion never comes back: exit 1 saying the object may exist without a manifest and how to remove it; never listed', async () => {
-    const proxy = await startS3Proxy(s3.url, { stallAt: 'complete' });
-    const place = 's3://backups/etcd/completed';
-    let r;
-    try {
-      r = await opsctl(['kv', 'snapshot', 'save', '--to', place, '--snapshot-timeout', '40s', '--s3-timeout', '3s'], { AWS_ENDPOINT_URL: proxy.url });
-    } finally {
-      await proxy.close();
-    }
-    const err = String(r.stderr);
-    expect(r.exitCode, err).toBe(1);
-    expect(err).toMatch(
-      /its completion was sent and the delete of the object was not confirmed \(.*\): s3:\/\/backups\/etcd\/completed\/snapshot-\S+\.db may exist without a manifest/,
-    );
-    expect(err).toMatch(/aws s3 rm s3:\/\/backups\/etcd\/completed\/snapshot-\S+\.db/);
-    // the store did complete it: an object without a manifest, not a backup; kv backups list counts it, prune removes it
-    const objects = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/completed/' }))).Contents ?? [];
-    expect(objects.map((o) => o.Key!.replace(/snapshot-\S+\.db$/, 'X'))).toEqual(['etcd/completed/X']);
-    expect(await list(place)).toEqual([]);
-    const pruned = await ok('kv', 'backups', 'prune', '--from', place, '--stale-after', '0s', '--yes', '--json');
-    expect((JSON.parse(String(pruned.stdout)) as { leftovers: Array<{ kind: string }> }).leftovers.map((l) => l.kind)).toEqual(['object']);
-    expect((await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/completed/' }))).Contents ?? []).toEqual([]);
-  }, 180_000);
+  it(
+    'a store whose answer to the completion never comes back: exit 1 saying the object may exist without a manifest and how to remove it; never listed',
+    async () => {
+      const proxy = await startS3Proxy(s3.url, { stallAt: 'complete' });
+      const place = 's3://backups/etcd/completed';
+      // (every part goes through before the stalled completion: the whole upload's deadline stretched by the load, so the
+      // completion's own --s3-timeout is what ends it; at load 13 the parts took past a 40 s deadline, another path)
+      const whole = `${Math.round(40 * deadlineScale())}s`;
+      let r;
+      try {
+        r = await opsctl(['kv', 'snapshot', 'save', '--to', place, '--snapshot-timeout', whole, '--s3-timeout', '3s'], { AWS_ENDPOINT_URL: proxy.url });
+      } finally {
+        await proxy.close();
+      }
+      const err = String(r.stderr);
+      expect(r.exitCode, err).toBe(1);
+      expect(err).toMatch(
+        /its completion was sent and the delete of the object was not confirmed \(.*\): s3:\/\/backups\/etcd\/completed\/snapshot-\S+\.db may exist without a manifest/,
+      );
+      expect(err).toMatch(/aws s3 rm s3:\/\/backups\/etcd\/completed\/snapshot-\S+\.db/);
+      // the store did complete it: an object without a manifest, not a backup; kv backups list counts it, prune removes it
+      const objects = (await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/completed/' }))).Contents ?? [];
+      expect(objects.map((o) => o.Key!.replace(/snapshot-\S+\.db$/, 'X'))).toEqual(['etcd/completed/X']);
+      expect(await list(place)).toEqual([]);
+      const pruned = await ok('kv', 'backups', 'prune', '--from', place, '--stale-after', '0s', '--yes', '--json');
+      expect((JSON.parse(String(pruned.stdout)) as { leftovers: Array<{ kind: string }> }).leftovers.map((l) => l.kind)).toEqual(['object']);
+      expect((await s3.root.send(new ListObjectsV2Command({ Bucket: 'backups', Prefix: 'etcd/completed/' }))).Contents ?? []).toEqual([]);
+    },
+    180_000 * deadlineScale(),
+  );
 
   it('a part changed on its way to the store: refused by its SHA-256 (BadDigest), non-zero exit, nothing listed, no upload left open', async () => {
     const proxy = await startS3Proxy(s3.url, { corruptPart: 1 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemberSpec } from '../../src/kv/cluster/cluster-file.js';
 import { KvSession } from '../../src/kv/cluster/session.js';
 import type { Journal } from '../../src/kv/journal/journal.js';
-import type { StepEnv, UpgradeOptions } from '../../src/kv/upgrade/options.js';
+import type { UpgradeOptions } from '../../src/kv/upgrade/options.js';
 import { snapshotStep } from '../../src/kv/upgrade/steps.js';
 
 /**
@@ -50,8 +50,10 @@ describe('the snapshot step with no member to take it from', () => {
       snapshotVia: 'gateway',
       now: () => Date.now(),
     } as unknown as UpgradeOptions;
-    const env = { o, journal: { id: 'j1' } as Journal, real: true, membership: [], checkpoint: async () => {} } as unknown as StepEnv<never>;
-    const err = await snapshotStep(env as Parameters<typeof snapshotStep>[0], members[0]!).then(
+    const env = { o, journal: { id: 'j1' } as Journal, real: true, membership: [], checkpoint: async () => {} } as unknown as Parameters<
+      typeof snapshotStep
+    >[0];
+    const err = await snapshotStep(env, members[0]!).then(
       () => undefined,
       (e: Error) => e,
     );

@@ -770,6 +770,15 @@ async function tick(): Promise<void> {
       else delete st.downgrade;
       persist();
     }
+    // (held where a test puts it: every member reports it, as a fresh cluster's members all report 3.0)
+    const held = fault().clusterVersionAt;
+    if (held) {
+      if (st.clusterVersion !== held) {
+        st.clusterVersion = held;
+        persist();
+      }
+      return;
+    }
     const lowered = Boolean(st.downgrade) && lp && lp.info!.clusterVersion && st.clusterVersion && cmp(lp.info!.clusterVersion, st.clusterVersion) < 0;
     if (lowered) {
       log('N', `updated the cluster version from ${st.clusterVersion} to ${lp.info!.clusterVersion} (downgrade)`);

@@ -35,6 +35,7 @@ function read(dataDir: string): Conditions {
     freeBytes: num(f.freeBytes),
     downgradeLingers: f.downgradeLingers === true,
     clusterVersionLags: f.clusterVersionLags === true,
+    clusterVersionAt: text(f.clusterVersionAt),
   };
 }
 

@@ -59,13 +59,22 @@ export async function look(o: Pick<LadderOptions, Look>): Promise<ClusterObserva
  * once it has seen every member on the new one (seconds). Waited for, up to the cluster-version timeout,
  * as the upgrade waits after its own last start, rather than refused; any other state is returned as seen.
  */
+/**
+ * The cluster version etcd gives a cluster it has just made (its minimum, 3.0), until its leader first checks the
+ * members' versions (on its first commit in a term, then every 4 s): seen on a 3.5.35 cluster made seconds before at
+ * load 13. Waited for as a lagging one is, not refused as a state no upgrade leaves.
+ */
+const FRESH_CLUSTER_VERSION = '3.0';
+
 export async function clusterVersionCaughtUp(o: Pick<LadderOptions, Waits | 'reporter'>, obs: ClusterObservation): Promise<ClusterObservation> {
+  // (behind: the minor before, or a fresh cluster's 3.0 that its leader has not yet raised)
+  const behind = (cv: string | undefined, to: string) => cv === previousMinor(to) || cv === FRESH_CLUSTER_VERSION;
   const lagging = (x: ClusterObservation) => {
     const minors = new Set(x.members.map((m) => (m.reachable ? minor(m.serverVersion) : undefined)));
     const [only] = minors;
     const cluster = new Set(x.members.map((m) => minor(m.clusterVersion)));
     const [cv] = cluster;
-    return minors.size === 1 && only && cluster.size === 1 && cv && cv === previousMinor(only) ? only : undefined;
+    return minors.size === 1 && only && cluster.size === 1 && behind(cv, only) ? only : undefined;
   };
   const to = lagging(obs);
   if (!to) return obs;
@@ -78,7 +87,7 @@ export async function clusterVersionCaughtUp(o: Pick<LadderOptions, Waits | 'rep
       const now = await observeCluster(o.cluster.members, { session: o.session, timeoutMs: o.timeouts.requestMs, debug: o.debug });
       now.authEnabled = obs.authEnabled;
       const on = now.members.every((m) => m.reachable && minor(m.serverVersion) === to);
-      const moving = now.members.every((m) => [to, previousMinor(to)].includes(minor(m.clusterVersion) ?? ''));
+      const moving = now.members.every((m) => minor(m.clusterVersion) === to || behind(minor(m.clusterVersion), to));
       return on && moving && !now.members.every((m) => minor(m.clusterVersion) === to) ? undefined : now;
     },
     { timeoutMs: o.timeouts.clusterVersionMs, pollMs: o.timeouts.pollMs, now: o.now, signal: o.signal, what: `the cluster version ${to}` },
