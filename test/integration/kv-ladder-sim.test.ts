@@ -24,6 +24,19 @@ async function versions(s: KvSandbox) {
 }
 
 /** The ladder file of the sandbox's cluster (one cluster per sandbox). */
+/** `kv upgrade --to 3.6 ARGS` on members held below 3.5's cluster version: it waits for 3.5, the hold is lifted, it goes on. */
+async function waitsThenGoesOn(s: KvSandbox, args: string[]) {
+  const run = runBin(['kv', 'upgrade', '--to', '3.6', ...args], { env: s.env });
+  let said = '';
+  run.stderr?.on('data', (d: Buffer) => (said += String(d)));
+  await until(() => said.includes('waiting for the cluster version to reach 3.5'), 60_000, 'the wait for the cluster version');
+  s.fault({});
+  const r = await run;
+  expect(r.exitCode, said).toBe(0);
+  expect(said).toMatch(/✓ cluster version 3\.5 \(\d+ ms\)/);
+  return r;
+}
+
 function ladder(s: KvSandbox): any {
   const dir = join(s.dir, 'data', 'kv', 'journals');
   const sub = existsSync(dir) ? readdirSync(dir).find((x: string) => x.endsWith('.ladder')) : undefined;
@@ -199,14 +212,7 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     expect(stuck.stderr).toContain('the cluster version did not reach 3.5 within 1 s');
     expect(stuck.stderr).toContain('the cluster version is 3.4 while the lowest member runs 3.5');
 
-    const run = runBin(['kv', 'upgrade', '--to', '3.6', '--yes', ...FAST], { env: s.env });
-    let said = '';
-    run.stderr?.on('data', (d: Buffer) => (said += String(d)));
-    await until(() => said.includes('waiting for the cluster version to reach 3.5'), 60_000, 'the wait for the cluster version');
-    s.fault({});
-    const r = await run;
-    expect(r.exitCode, said).toBe(0);
-    expect(said).toMatch(/✓ cluster version 3\.5 \(\d+ ms\)/);
+    await waitsThenGoesOn(s, ['--yes', ...FAST]);
     for (const v of await versions(s)) expect(v).toMatchObject({ server: '3.6.16', cluster: '3.6.0' });
     expect((await s.kv('get', 'by-hand')).stdout.trim()).toBe('kept');
   }, 240_000);
@@ -221,14 +227,7 @@ describe('kv upgrade --to 3.7: the ladder on simulated members', () => {
     expect(held.code).not.toBe(0);
     expect(held.stderr).toContain('waiting for the cluster version to reach 3.5');
     expect(held.stderr).toContain('the cluster version did not reach 3.5 within 1 s');
-    const run = runBin(['kv', 'upgrade', '--to', '3.6', '--dry-run'], { env: s.env });
-    let said = '';
-    run.stderr?.on('data', (d: Buffer) => (said += String(d)));
-    await until(() => said.includes('waiting for the cluster version to reach 3.5'), 60_000, 'the wait for the cluster version');
-    s.fault({});
-    const r = await run;
-    expect(r.exitCode, said).toBe(0);
-    expect(said).toMatch(/✓ cluster version 3\.5 \(\d+ ms\)/);
+    const r = await waitsThenGoesOn(s, ['--dry-run']);
     expect(String(r.stdout)).toMatch(/^Upgrade 3\.5 → 3\.6/);
   }, 120_000);
 
