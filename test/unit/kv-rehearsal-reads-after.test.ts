@@ -48,6 +48,11 @@ describe('the reads of the members’ data beside the rehearsal', () => {
     expect(await begins(reads)).toBe('begun');
   });
 
+  it('a rehearsal that fails to begin: the reads begin (its error is begun()’s to throw, never an unhandled rejection here)', async () => {
+    const failing = Promise.reject(new Error('its settings could not be read'));
+    expect(await begins(readsAfter(opts(join(root, 'none')), failing))).toBe('begun');
+  });
+
   it('a dry run copies nothing: at once', async () => {
     expect(await begins(readsAfter(opts(join(root, 'none'), { dryRun: true }), never))).toBe('begun');
   });

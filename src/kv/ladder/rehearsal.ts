@@ -115,13 +115,15 @@ export async function startRehearsal(
  * and its copy is made beside reads already under way (correct, the pause a little longer).
  */
 export async function readsAfter(o: Rehearsing, starting: Promise<EarlyRehearsal | undefined>, look: { resuming?: boolean } = {}): Promise<void> {
+  // (a rehearsal that fails to begin copies nothing: its error is begun()'s to throw, never an unhandled rejection here)
+  const begins = starting.catch(() => undefined);
   if (o.dryRun && !o.rehearseOnly) return;
   if (!o.rehearseOnly && !o.inClone && byRehearsal(o, look) === 'rehearsal') {
     const { keptWithin, verdictPath } = await import('../rehearsal/verdict.js');
     if (keptWithin(verdictPath(o.dataDir, o.cluster.key), o.now(), o.rehearsalValidMs ?? VALID_MS)) return;
   }
   await (
-    await starting
+    await begins
   )?.copied;
 }
 
