@@ -23,7 +23,6 @@ async function versions(s: KvSandbox) {
   return (await s.kv('version', '--json')).json<Array<{ name: string; server: string; cluster: string }>>();
 }
 
-/** The ladder file of the sandbox's cluster (one cluster per sandbox). */
 /** `kv upgrade --to 3.6 ARGS` on members held below 3.5's cluster version: it waits for 3.5, the hold is lifted, it goes on. */
 async function waitsThenGoesOn(s: KvSandbox, args: string[]) {
   const run = runBin(['kv', 'upgrade', '--to', '3.6', ...args], { env: s.env });
@@ -37,6 +36,7 @@ async function waitsThenGoesOn(s: KvSandbox, args: string[]) {
   return r;
 }
 
+/** The ladder file of the sandbox's cluster (one cluster per sandbox). */
 function ladder(s: KvSandbox): any {
   const dir = join(s.dir, 'data', 'kv', 'journals');
   const sub = existsSync(dir) ? readdirSync(dir).find((x: string) => x.endsWith('.ladder')) : undefined;

@@ -54,18 +54,18 @@ export async function look(o: Pick<LadderOptions, Look>): Promise<ClusterObserva
 }
 
 /**
- * Every member answers on one minor while the cluster version is still the minor before: a rolling restart
- * onto it (by hand, or a hop's last start) ended moments ago, and etcd's leader moves the cluster version
- * once it has seen every member on the new one (seconds). Waited for, up to the cluster-version timeout,
- * as the upgrade waits after its own last start, rather than refused; any other state is returned as seen.
- */
-/**
  * The cluster version etcd gives a cluster it has just made (its minimum, 3.0), until its leader first checks the
  * members' versions (on its first commit in a term, then every 4 s): seen on a 3.5.35 cluster made seconds before at
  * load 13. Waited for as a lagging one is, not refused as a state no upgrade leaves.
  */
 const FRESH_CLUSTER_VERSION = '3.0';
 
+/**
+ * Every member answers on one minor while the cluster version is still the minor before: a rolling restart
+ * onto it (by hand, or a hop's last start) ended moments ago, and etcd's leader moves the cluster version
+ * once it has seen every member on the new one (seconds). Waited for, up to the cluster-version timeout,
+ * as the upgrade waits after its own last start, rather than refused; any other state is returned as seen.
+ */
 export async function clusterVersionCaughtUp(o: Pick<LadderOptions, Waits | 'reporter'>, obs: ClusterObservation): Promise<ClusterObservation> {
   // (behind: the minor before, or a fresh cluster's 3.0 that its leader has not yet raised)
   const behind = (cv: string | undefined, to: string) => cv === previousMinor(to) || cv === FRESH_CLUSTER_VERSION;
