@@ -23,7 +23,7 @@ export interface Conditions {
   downgradeLingers?: boolean;
   /** As leader, it leaves the cluster version where it is after every member runs a newer minor (etcd moves it within seconds). */
   clusterVersionLags?: boolean;
-  /** As leader, it sets the cluster version to this one (a fresh cluster's 3.0, before etcd's leader first checks the members). */
+  /** Every member reports this cluster version, whatever its leader decides (a fresh cluster's 3.0, before etcd's leader first checks the members). */
   clusterVersionAt?: string;
 }
 

@@ -60,6 +60,12 @@ export async function planFingerprint(
 
 /** The kept verdict, when it is of this plan and younger than `validMs`; else undefined (an unreadable file is not a verdict). */
 export function reusableVerdict(file: string, fingerprint: string, now: number, validMs: number): KeptVerdict | undefined {
+  const v = keptWithin(file, now, validMs);
+  return v?.fingerprint === fingerprint ? v : undefined;
+}
+
+/** The kept verdict younger than `validMs`, whatever plan it is of (the run's reads may begin before its fingerprint is read). */
+export function keptWithin(file: string, now: number, validMs: number): KeptVerdict | undefined {
   if (validMs <= 0) return undefined;
   let v: Partial<KeptVerdict>;
   try {
@@ -68,19 +74,7 @@ export function reusableVerdict(file: string, fingerprint: string, now: number, 
     return undefined;
   }
   const at = typeof v.at === 'string' ? Date.parse(v.at) : NaN;
-  if (v.fingerprint !== fingerprint || !Number.isFinite(at) || now - at > validMs || now < at) return undefined;
-  return v as KeptVerdict;
-}
-
-/** Whether a kept verdict younger than `validMs` is there, whatever plan it is of (the run's reads may begin before its fingerprint is read). */
-export function keptWithin(file: string, now: number, validMs: number): boolean {
-  if (validMs <= 0) return false;
-  try {
-    const at = Date.parse((JSON.parse(readFileSync(file, 'utf8')) as Partial<KeptVerdict>).at ?? '');
-    return Number.isFinite(at) && now >= at && now - at <= validMs;
-  } catch {
-    return false;
-  }
+  return Number.isFinite(at) && now >= at && now - at <= validMs ? (v as KeptVerdict) : undefined;
 }
 
 /** Keeps a passed verdict (durably: a later run in the window relies on it). */
