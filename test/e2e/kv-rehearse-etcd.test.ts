@@ -77,6 +77,10 @@ describe.runIf(dirs)('kv upgrade: the whole plan rehearsed on a clone of the clu
     expect(err).toMatch(
       /rehearsal: passed on a clone of the cluster in [\d.]+ s \(copy [\d.]+ s\): 3\.5 → 3\.6, 3\.6 → 3\.7, (\d+) writes acknowledged, 0 lost, (\d+) \/health probes/,
     );
+    // each hop's cluster version raised on the clone by a leader hand-off (etcd's check at a new term), said beside its time
+    for (const to of ['3.6', '3.7'])
+      expect(err).toMatch(new RegExp(`the clone at the wait for cluster version ${to.replace('.', '\\.')}: leadership handed from kv\\d to kv\\d`));
+    expect(err).toMatch(/cluster version [\d.]+ s \(the clone's leader handed off; on the cluster up to 4 s more\)/);
     const [, writes, probes] = /(\d+) writes acknowledged, 0 lost, (\d+) \/health probes/.exec(err)!;
     expect(Number(writes)).toBeGreaterThan(0);
     expect(Number(probes)).toBeGreaterThan(0);

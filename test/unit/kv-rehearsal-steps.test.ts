@@ -25,4 +25,13 @@ describe("the rehearsal's steps as the real run's estimate", () => {
     expect(stepTimes({ status: 'done' })).toBeUndefined();
     expect(stepTimes(undefined)).toBeUndefined();
   });
+
+  it("the clone's cluster version raised by a leader hand-off: said beside its time, which the cluster's own may exceed by etcd's 4 s check", () => {
+    const steps = [...cycle('kv1', [10, 90, 400, 500]), { kind: 'wait-cluster-version', status: 'done', ms: 300 }];
+    const rehearsal = { writes: { acked: 3, lost: 0, failed: 0 }, probes: 2, probeFailures: 0, upMs: 500 };
+    expect(stepTimes({ status: 'done', steps, rehearsal: { ...rehearsal, handOffs: 1 } })).toBe(
+      "kv1 1.0 s, cluster version 0.3 s (the clone's leader handed off; on the cluster up to 4 s more); 1.3 s in all",
+    );
+    expect(stepTimes({ status: 'done', steps, rehearsal: { ...rehearsal, handOffs: 0 } })).toBe('kv1 1.0 s, cluster version 0.3 s; 1.3 s in all');
+  });
 });

@@ -45,7 +45,7 @@ export async function run(opts: Options, ctx: Context): Promise<CommandResult> {
     const shelf = options.dryRun || clone ? undefined : new SnapshotShelf();
     const r = await runUpgradeOrLadder({
       ...options,
-      ...(clone ? { inClone: true, driver: clone.driver, ...(parent ? { judged: parent.judged } : {}) } : {}),
+      ...(clone ? { inClone: true, driver: clone.driver, atClusterVersionWait: clone.atClusterVersionWait, ...(parent ? { judged: parent.judged } : {}) } : {}),
       ...(rehearse ? { rehearse } : {}),
       ...(shelf ? { shelf } : {}),
     }).finally(() => {

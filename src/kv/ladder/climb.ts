@@ -133,7 +133,10 @@ export async function climb(o: Pick<LadderOptions, Climbing>, ports: HopPorts, a
         checks,
         proofs: proofsOf(proven, lf.hops.slice(i), bins),
         v2Measured: lf.v2 ?? (v2 && 'bytes' in v2 ? v2 : undefined),
-        atClusterVersionWait: () => void (following && Object.assign(ahead, readAhead(o, following, bins, trials))),
+        atClusterVersionWait: () => {
+          if (following) Object.assign(ahead, readAhead(o, following, bins, trials));
+          return undefined;
+        },
       });
     } catch (err) {
       lf.status = 'interrupted';

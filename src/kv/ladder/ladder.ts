@@ -43,7 +43,13 @@ import { finishRecordedFixes, planFix, runFix } from './fixes.js';
 export async function runUpgradeOrLadder(o: LadderOptions): Promise<{ single: UpgradeReport; checks: CheckRow[] } | LadderReport> {
   requireDriver(o);
   const ports: HopPorts = {
-    run: (hop) => runUpgrade({ ...o, ...hop }),
+    // (the hook of the run's own options and the hop's both: a clone's hand-off, the ladder's read ahead)
+    run: (hop) =>
+      runUpgrade({
+        ...o,
+        ...hop,
+        atClusterVersionWait: (to) => Promise.all([o.atClusterVersionWait?.(to), hop.atClusterVersionWait?.(to)]).then(() => undefined),
+      }),
     fix: (hop, rows, bins, v2, trials) => runFix(o, hop, rows, bins, v2, trials),
   };
   await finishRecordedFixes(o, (hop, rows, bins, v2) => ports.fix(hop, rows, bins, v2));

@@ -62,7 +62,14 @@ export interface CloneRun {
   readonly status: string;
   readonly halt?: { reason?: string; hop?: string };
   readonly error?: { message?: string; hint?: string };
-  readonly rehearsal?: { writes: { acked: number; lost: number; failed: number; unread?: true }; probes: number; probeFailures: number; upMs: number };
+  /** Its load, its members' start, and how many of its hops' cluster versions a leader hand-off raised (kv/rehearsal/hand-off.ts). */
+  readonly rehearsal?: {
+    writes: { acked: number; lost: number; failed: number; unread?: true };
+    probes: number;
+    probeFailures: number;
+    upMs: number;
+    handOffs?: number;
+  };
   /** Its steps as its journal holds them (a ladder's: per hop): each one's time is the real run's estimate of the same step. */
   readonly steps?: readonly CloneStep[];
   readonly hops?: ReadonlyArray<{ from: string; to: string; report?: { steps?: readonly CloneStep[] } }>;

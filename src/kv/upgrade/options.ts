@@ -65,9 +65,10 @@ export interface UpgradeTarget {
   proofs?: TrialProof[];
   /**
    * Called once every member runs the target, as the wait for the cluster version begins (etcd's leader
-   * raises it on its own clock, seconds): the ladder reads the next hop's settings meanwhile.
+   * raises it on its own clock, seconds): the ladder reads the next hop's settings meanwhile; a clone's run
+   * hands its leadership off (kv/rehearsal/hand-off.ts), and the wait ends only with it. `to`: the version waited for.
    */
-  atClusterVersionWait?: () => void;
+  atClusterVersionWait?: (to: string) => Promise<void> | undefined;
   /**
    * The plan shows the summary and `checks` (a one-hop kv upgrade): each finding once, inside the plan,
    * with `notes` after them (settle, trials); `strict` as --strict judges what blocks.

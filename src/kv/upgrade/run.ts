@@ -478,10 +478,10 @@ export class UpgradeRun {
     const fhStep = j.steps.find((s) => s.kind === 'final-health')!;
     if (o.signal.aborted) await this.interrupted();
     if (cvStep.status !== 'done') {
-      o.atClusterVersionWait?.();
-      const halted = await this.guarded(cvStep, { label: `cluster: wait for the cluster version to reach ${o.to}`, imposed: true, why: '' }, () =>
-        waitClusterVersionStep(this.env, this.run.pre.plan.source),
-      );
+      const beside = o.atClusterVersionWait?.(o.to);
+      const label = `cluster: wait for the cluster version to reach ${o.to}`;
+      const waited = async () => (await Promise.all([waitClusterVersionStep(this.env, this.run.pre.plan.source), beside]))[0];
+      const halted = await this.guarded(cvStep, { label, imposed: true, why: '' }, waited);
       if (halted) return halted;
     }
     if (fhStep.status !== 'done') {

@@ -176,6 +176,21 @@ export async function cloneRun(ctx: Context, cluster: ClusterSpec, given: Member
   const upMs = await startClone(driver, cluster.members, session, 120_000, ctx.now);
   ctx.debugSink?.(`[kv] the clone's members healthy with one leader after ${upMs} ms`);
   const load = startLoad(cluster.members, session, { writeEveryMs: 100, probeEveryMs: 200 });
-  let seen: Promise<Awaited<ReturnType<typeof load.stop>> & { upMs: number }> | undefined;
-  return { driver, stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs }))) };
+  // each hop's cluster version raised at once by a leader hand-off, where etcd takes one: counted for the verdict
+  let moved = 0;
+  // (the wait for the cluster version ends with it: the final health pass or the next hop never meets a leader changing)
+  const atClusterVersionWait = (to: string): Promise<void> =>
+    import('../../../kv/rehearsal/hand-off.js')
+      .then(({ handOffLeader }) => handOffLeader(cluster.members, session, to))
+      .then((h) => {
+        if (h.moved) moved++;
+        ctx.debugSink?.(`[kv] the clone at the wait for cluster version ${to}: ${h.moved ? h.detail : `no hand-off (${h.why}): etcd's own check raises it`}`);
+      })
+      .catch((err: Error) => ctx.debugSink?.(`[kv] the clone's hand-off at cluster version ${to}: ${err.message}`));
+  let seen: Promise<Awaited<ReturnType<typeof load.stop>> & { upMs: number; handOffs: number }> | undefined;
+  return {
+    driver,
+    atClusterVersionWait,
+    stop: () => (seen ??= load.stop().then((r) => ({ ...r, upMs, handOffs: moved }))),
+  };
 }

@@ -22,7 +22,7 @@ interface Shown {
   cluster: ClusterSpec;
   driver: MemberDriver | undefined;
   reportFile: string | undefined;
-  cloneLoad: (LoadResult & { upMs: number }) | undefined;
+  cloneLoad: (LoadResult & { upMs: number; handOffs?: number }) | undefined;
 }
 
 /** The result of `runUpgradeOrLadder` shown: the single hop's or the ladder's, then its backups and the report written. */
