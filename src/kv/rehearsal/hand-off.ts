@@ -7,6 +7,7 @@
  */
 import type { MemberSpec } from '../cluster/cluster-file.js';
 import { KvClient } from '../cluster/client.js';
+import { observeCluster } from '../cluster/observe.js';
 import { minor } from '../cluster/parse.js';
 import type { KvSession } from '../cluster/session.js';
 import { moveLeader } from '../ops/maintenance.js';
@@ -14,27 +15,23 @@ import { moveLeader } from '../ops/maintenance.js';
 /** What the hand-off did: `moved` with its words, or why it was left to etcd's own clock. */
 export type HandOff = { moved: true; detail: string } | { moved: false; why: string };
 
+const TIMEOUT_MS = 2000;
+
 /** Hands the leadership of `members` to another member once every one runs `to` and the cluster version is not there yet. */
 export async function handOffLeader(members: readonly MemberSpec[], session: KvSession, to: string): Promise<HandOff> {
-  const seen = await Promise.all(
-    members.map(async (m) => {
-      const c = new KvClient(m.endpoint, { timeoutMs: 2000, session });
-      const [v, s] = await Promise.all([c.version(), c.status()]).catch(() => [undefined, undefined] as const);
-      return v && s ? { m, c, v, s } : undefined;
-    }),
-  );
-  const all = seen.filter((x) => x !== undefined);
-  if (all.length !== members.length) return { moved: false, why: 'not every member answered' };
-  if (all.every((x) => minor(x.v.cluster) === to)) return { moved: false, why: `the cluster version is ${to} already` };
-  const behind = all.find((x) => minor(x.v.server) !== to);
-  if (behind) return { moved: false, why: `${behind.m.name} runs ${behind.v.server}` };
-  const leader = all.find((x) => x.s.leaderId !== undefined && x.s.leaderId === x.s.memberId);
-  const target = all.find((x) => x !== leader);
+  // (the run's own look at every member: its version, the cluster version and the leader it reports)
+  const { members: seen } = await observeCluster([...members], { session, timeoutMs: TIMEOUT_MS, alarms: false });
+  if (seen.some((x) => !x.reachable)) return { moved: false, why: 'not every member answered' };
+  if (seen.every((x) => minor(x.clusterVersion) === to)) return { moved: false, why: `the cluster version is ${to} already` };
+  const behind = seen.find((x) => minor(x.serverVersion) !== to);
+  if (behind) return { moved: false, why: `${behind.name} runs ${behind.serverVersion}` };
+  const leader = seen.find((x) => x.leaderId !== undefined && x.leaderId === x.id);
+  const target = seen.find((x) => x !== leader);
   if (!leader || !target) return { moved: false, why: 'no one leader seen' };
   try {
-    await moveLeader(leader.c, target.s.memberId);
+    await moveLeader(new KvClient(leader.endpoint, { timeoutMs: TIMEOUT_MS, session }), target.id);
   } catch (err) {
     return { moved: false, why: `move-leader: ${(err as Error).message}` };
   }
-  return { moved: true, detail: `leadership handed from ${leader.m.name} to ${target.m.name}` };
+  return { moved: true, detail: `leadership handed from ${leader.name} to ${target.name}` };
 }
